@@ -1,0 +1,211 @@
+/**
+ * Configuration from the environment: parsed by zod, every problem reported at once naming its
+ * variable (never its value), then one frozen object. See README "Configuration".
+ */
+import { z } from 'zod';
+
+const unset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const text = z.preprocess(unset, z.string().trim().optional());
+const secret = z.preprocess(unset, z.string().optional());
+const httpUrl = z.preprocess(
+  unset,
+  z
+    .string()
+    .trim()
+    .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), {
+      message: 'must be an absolute http(s) URL',
+    })
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+);
+const integer = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    unset,
+    z
+      .string()
+      .regex(/^\d+$/, { message: 'must be a whole number' })
+      .transform(Number)
+      .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+      .default(fallback),
+  );
+const flag = z.preprocess(
+  unset,
+  z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((v) => v === 'true' || v === '1')
+    .default(false),
+);
+const list = z.preprocess(
+  unset,
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
+    .default([]),
+);
+
+const environmentSchema = z.object({
+  PORT: integer(0, 65535, 4000),
+  HOST: text.default('0.0.0.0'),
+  IDENTITY_BASE_URL: httpUrl,
+  IDENTITY_CLIENT_ID: text,
+  IDENTITY_CLIENT_SECRET: secret,
+  IDENTITY_TOKEN_SCOPE: text,
+  CONTENT_LIBRARY_URL: httpUrl,
+  CONTENT_LIBRARY_VENDOR: z.preprocess(
+    unset,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, { message: 'must be one path segment of letters, digits, - or _' })
+      .default('vmware'),
+  ),
+  CONTENT_LIBRARY_USERNAME: text,
+  CONTENT_LIBRARY_PASSWORD: secret,
+  UPSTREAM_TIMEOUT_MS: integer(1, 600_000, 10_000),
+  GATEWAY_API_KEYS: list,
+  GATEWAY_ALLOW_ANONYMOUS: flag,
+  SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
+  GATEWAY_JWT_JWKS_URL: httpUrl,
+  GATEWAY_JWT_ISSUER: text,
+  GATEWAY_JWT_AUDIENCE: text,
+  CORS_ORIGINS: list,
+  GRAPHQL_INTROSPECTION: z.preprocess(unset, z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).optional()),
+  PERSISTED_OPERATIONS_FILE: text,
+  PERSISTED_OPERATIONS_ONLY: flag,
+  MAX_REQUEST_BYTES: integer(1024, 64 * 1024 * 1024, 256 * 1024),
+  LOG_LEVEL: z.preprocess(
+    unset,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+type Environment = z.output<typeof environmentSchema>;
+
+export interface IdentityConfig {
+  readonly baseUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly scope: string | undefined;
+}
+
+export interface ContentLibraryConfig {
+  readonly url: string;
+  readonly vendor: string;
+  readonly credentials: { readonly username: string; readonly password: string } | undefined;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** demo: no upstream URL set; the embedded simulator serves both upstreams. */
+  readonly mode: 'demo' | 'upstream';
+  /** undefined: that upstream is disabled (upstream mode) or not yet started (demo mode). */
+  readonly identity: IdentityConfig | undefined;
+  readonly contentLibrary: ContentLibraryConfig | undefined;
+  readonly contentLibraryVendor: string;
+  readonly upstreamTimeoutMs: number;
+  readonly apiKeys: readonly string[];
+  readonly allowAnonymous: boolean;
+  /** Caller JWTs are verified against this JWKS when set. */
+  readonly jwt: { readonly jwksUrl: string; readonly issuer?: string; readonly audience?: string } | undefined;
+  /** Browser origins allowed by CORS; empty: no cross-origin access. */
+  readonly corsOrigins: readonly string[];
+  readonly introspection: boolean;
+  readonly persistedOperations: { readonly file: string; readonly only: boolean } | undefined;
+  readonly maxRequestBytes: number;
+  /** How long SIGTERM waits for in-flight requests before closing their connections. */
+  readonly shutdownGraceMs: number;
+  readonly logLevel: Environment['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Cross-variable rules, each reported under the variable a user has to set. */
+function crossChecks(source: NodeJS.ProcessEnv): string[] {
+  const isSet = (name: string) => (source[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  const requireWith = (when: string, needed: string[]) => {
+    if (!isSet(when)) return;
+    for (const name of needed) if (!isSet(name)) problems.push(`${name}: required when ${when} is set`);
+  };
+  requireWith('IDENTITY_BASE_URL', ['IDENTITY_CLIENT_ID', 'IDENTITY_CLIENT_SECRET']);
+  requireWith('CONTENT_LIBRARY_USERNAME', ['CONTENT_LIBRARY_PASSWORD']);
+  requireWith('CONTENT_LIBRARY_PASSWORD', ['CONTENT_LIBRARY_USERNAME']);
+
+  const upstreamMode = isSet('IDENTITY_BASE_URL') || isSet('CONTENT_LIBRARY_URL');
+  const anonymous = ['true', '1'].includes((source.GATEWAY_ALLOW_ANONYMOUS ?? '').trim());
+  const keys = (source.GATEWAY_API_KEYS ?? '').split(',').some((k) => k.trim() !== '');
+  if (upstreamMode && !keys && !isSet('GATEWAY_JWT_JWKS_URL') && !anonymous) {
+    problems.push(
+      'GATEWAY_API_KEYS: required in upstream mode, so that callers must authenticate ' +
+        '(or set GATEWAY_JWT_JWKS_URL for JWT callers, or GATEWAY_ALLOW_ANONYMOUS=true to let anyone in)',
+    );
+  }
+  if (['true', '1'].includes((source.PERSISTED_OPERATIONS_ONLY ?? '').trim()) && !isSet('PERSISTED_OPERATIONS_FILE')) {
+    problems.push('PERSISTED_OPERATIONS_FILE: required when PERSISTED_OPERATIONS_ONLY is true');
+  }
+  return problems;
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(source);
+  const problems = [
+    ...(parsed.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []),
+    ...crossChecks(source),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const env = parsed.data;
+
+  const mode = env.IDENTITY_BASE_URL || env.CONTENT_LIBRARY_URL ? 'upstream' : 'demo';
+  return Object.freeze({
+    port: env.PORT,
+    host: env.HOST,
+    mode,
+    identity: env.IDENTITY_BASE_URL
+      ? Object.freeze({
+          baseUrl: env.IDENTITY_BASE_URL,
+          clientId: env.IDENTITY_CLIENT_ID!,
+          clientSecret: env.IDENTITY_CLIENT_SECRET!,
+          scope: env.IDENTITY_TOKEN_SCOPE,
+        })
+      : undefined,
+    contentLibrary: env.CONTENT_LIBRARY_URL
+      ? Object.freeze({
+          url: env.CONTENT_LIBRARY_URL,
+          vendor: env.CONTENT_LIBRARY_VENDOR,
+          credentials: env.CONTENT_LIBRARY_USERNAME
+            ? Object.freeze({ username: env.CONTENT_LIBRARY_USERNAME, password: env.CONTENT_LIBRARY_PASSWORD! })
+            : undefined,
+        })
+      : undefined,
+    contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
+    upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    apiKeys: Object.freeze([...env.GATEWAY_API_KEYS]),
+    allowAnonymous: env.GATEWAY_ALLOW_ANONYMOUS || mode === 'demo',
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    jwt: env.GATEWAY_JWT_JWKS_URL
+      ? Object.freeze({
+          jwksUrl: env.GATEWAY_JWT_JWKS_URL,
+          ...(env.GATEWAY_JWT_ISSUER ? { issuer: env.GATEWAY_JWT_ISSUER } : {}),
+          ...(env.GATEWAY_JWT_AUDIENCE ? { audience: env.GATEWAY_JWT_AUDIENCE } : {}),
+        })
+      : undefined,
+    corsOrigins: Object.freeze([...env.CORS_ORIGINS]),
+    // Introspection is on in demo mode; in upstream mode only when asked for.
+    introspection: env.GRAPHQL_INTROSPECTION === undefined ? mode === 'demo' : ['true', '1'].includes(env.GRAPHQL_INTROSPECTION),
+    persistedOperations: env.PERSISTED_OPERATIONS_FILE
+      ? Object.freeze({ file: env.PERSISTED_OPERATIONS_FILE, only: env.PERSISTED_OPERATIONS_ONLY })
+      : undefined,
+    maxRequestBytes: env.MAX_REQUEST_BYTES,
+    logLevel: env.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,35 @@
+/** What every resolver receives: built once per GraphQL request. */
+import type { Logger } from 'pino';
+import { createLoaders, type Loaders } from './loaders.js';
+import type { Upstreams } from './upstream/types.js';
+
+export interface Caller {
+  /** `anonymous`, `api-key:<n>` (index of the matching key), or a JWT subject. */
+  readonly id: string;
+}
+
+export interface GatewayContext {
+  readonly requestId: string;
+  readonly log: Logger;
+  readonly caller: Caller;
+  readonly loaders: Loaders;
+  /** When this request's upstream calls must give up (client gone). */
+  readonly signal: AbortSignal | undefined;
+}
+
+export function createGatewayContext(input: {
+  upstreams: Upstreams;
+  requestId: string;
+  log: Logger;
+  caller: Caller;
+  signal?: AbortSignal;
+}): GatewayContext {
+  const log = input.log.child({ requestId: input.requestId });
+  return {
+    requestId: input.requestId,
+    log,
+    caller: input.caller,
+    signal: input.signal,
+    loaders: createLoaders(input.upstreams, { log, signal: input.signal }),
+  };
+}

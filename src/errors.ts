@@ -1,0 +1,60 @@
+/**
+ * The contract's error codes, and the errors the gateway raises for them.
+ * Nothing here knows GraphQL: src/yoga.ts turns a GatewayError into the error a client sees.
+ */
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  NOT_FOUND: 'NOT_FOUND',
+  UPSTREAM_UNAUTHORIZED: 'UPSTREAM_UNAUTHORIZED',
+  UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  UPSTREAM_INVALID_RESPONSE: 'UPSTREAM_INVALID_RESPONSE',
+  UPSTREAM_NOT_CONFIGURED: 'UPSTREAM_NOT_CONFIGURED',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export type UpstreamService = 'identity' | 'content-library';
+
+/**
+ * An error whose message is safe to show a client. `detail` is for the log only:
+ * it may hold upstream URLs, statuses or validation issues, never secrets.
+ */
+export class GatewayError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly detail?: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'GatewayError';
+  }
+}
+
+export class BadUserInputError extends GatewayError {
+  constructor(message: string, detail?: Record<string, unknown>) {
+    super(ErrorCode.BAD_USER_INPUT, message, detail);
+    this.name = 'BadUserInputError';
+  }
+}
+
+/** A failure talking to an upstream service, already mapped to one of the contract's codes. */
+export class UpstreamError extends GatewayError {
+  constructor(
+    code: Extract<
+      ErrorCode,
+      | 'NOT_FOUND'
+      | 'UPSTREAM_UNAUTHORIZED'
+      | 'UPSTREAM_UNAVAILABLE'
+      | 'UPSTREAM_INVALID_RESPONSE'
+      | 'UPSTREAM_NOT_CONFIGURED'
+    >,
+    readonly service: UpstreamService,
+    message: string,
+    detail?: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
+    super(code, message, { service, ...detail }, options);
+    this.name = 'UpstreamError';
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Limits on what one request may ask, tuned to this schema: the largest legitimate operations
+ * (a 5000-row auditEvents page with every field, update session files with errorMessage nested
+ * three `l` levels deep, federation `_entities` batches) pass; alias bombs and deep or huge
+ * documents are rejected during parse/validation, before anything reaches an upstream.
+ */
+import { EnvelopArmor } from '@escape.tech/graphql-armor';
+import { GraphQLError, type ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { useAuditRowsBudget } from './audit-rows-budget.js';
+
+export const operationLimits = {
+  /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
+  maxDepth: 20,
+  maxAliases: 30,
+  maxTokens: 4000,
+  maxDirectives: 50,
+  /**
+   * Armor's static cost multiplies by literal `first`/`last` (not by variables): a 5000-row page
+   * with every field costs about 3.5 million, so this admits one and stops wide, repeated ones.
+   */
+  maxCost: 5_000_000,
+  /** Audit rows one operation may ask for, literals and variables alike: two full pages. */
+  maxAuditRows: 10_000,
+} as const;
+
+/**
+ * Armor throws its validation-phase rejections out of the validator, where they lose the
+ * GRAPHQL_VALIDATION_FAILED code; reported through the context they are ordinary validation errors.
+ */
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''))),
+  ],
+};
+
+export function useOperationLimits(): Plugin[] {
+  const armor = new EnvelopArmor({
+    maxDepth: { n: operationLimits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...asValidationError },
+    maxAliases: { n: operationLimits.maxAliases, ...asValidationError },
+    // Counted while parsing: its rejection is a parse failure.
+    maxTokens: { n: operationLimits.maxTokens },
+    maxDirectives: { n: operationLimits.maxDirectives, ...asValidationError },
+    costLimit: {
+      ...asValidationError,
+      maxCost: operationLimits.maxCost,
+      objectCost: 2,
+      scalarCost: 1,
+      depthCostFactor: 1.5,
+      ignoreIntrospection: true,
+    },
+    // Field suggestions are useful in GraphiQL and reveal nothing the schema doesn't.
+    blockFieldSuggestion: { enabled: false },
+  });
+  return [...(armor.protect().plugins as Plugin[]), useAuditRowsBudget(operationLimits.maxAuditRows)];
+}
+
+/** Rejects request bodies over the limit before they are read into memory. */
+export function useBodyLimit(maxBytes: number): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (request.method !== 'POST') return;
+      const reject = (status: number, message: string) =>
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), {
+            status,
+            headers: { 'content-type': 'application/json' },
+          }),
+        );
+      const length = request.headers.get('content-length');
+      // Without a length the size is unknown until read: ask for one.
+      if (length === null && request.headers.has('transfer-encoding')) {
+        reject(411, 'A Content-Length header is required.');
+      } else if (length !== null && Number(length) > maxBytes) {
+        reject(413, `The request body is larger than ${maxBytes} bytes.`);
+      }
+    },
+  };
+}

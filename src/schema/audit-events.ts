@@ -1,0 +1,34 @@
+/**
+ * Query.auditEvents: audit records, newest first, as a Relay connection over the audit report.
+ * The parts live in ./audit/: cursor codec, argument checks, paging plan, window-end search,
+ * upstream reads and the record types.
+ */
+import { builder } from './builder.js';
+import { resolveAuditConnection } from './audit/connection.js';
+import { AuditEventFilterInput, AuditWindowRef } from './audit/connection-types.js';
+import { AuditEventUnion } from './audit/record-types.js';
+
+builder.queryField('auditEvents', (t) =>
+  t.connection(
+    {
+      type: AuditEventUnion,
+      description:
+        'Audit records, newest first. Cursors pin the time window and the filter, so paging stays consistent while new events arrive. Default page: first 50; largest: 5000. hasNextPage and hasPreviousPage are exact in both directions.',
+      edgesNullable: { list: false, items: false },
+      nodeNullable: false,
+      args: { filter: t.arg({ type: AuditEventFilterInput }) },
+      resolve: (_root, args, context, info) => resolveAuditConnection(args, context, info),
+    },
+    {
+      name: 'AuditEventConnection',
+      fields: (c) => ({
+        window: c.field({
+          type: AuditWindowRef,
+          description: 'The time window every cursor of this connection is pinned to.',
+          resolve: (connection) => connection.window,
+        }),
+      }),
+    },
+    { name: 'AuditEventEdge' },
+  ),
+);

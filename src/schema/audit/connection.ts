@@ -1,0 +1,148 @@
+/** Resolves Query.auditEvents: arguments -> plan -> upstream reads -> edges and exact pageInfo. */
+import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
+import type { PageInfoShape } from '@pothos/plugin-relay';
+import type { GatewayContext } from '../../context.js';
+import { ErrorCode } from '../../errors.js';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
+import type { AuditRowResult } from '../../upstream/types.js';
+import { reportRowErrors } from '../audit-row-errors.js';
+import { cursorEncoder } from './cursor.js';
+import { parsePageRequest, type AuditConnectionArgs } from './page-request.js';
+import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
+import { probeRound, readRange } from './read-range.js';
+import type { AuditScope } from './scope.js';
+import { locateWindowEnd } from './window-end.js';
+
+export interface AuditEdge {
+  readonly cursor: string;
+  readonly node: AuditRecord;
+}
+
+export interface AuditWindowShape {
+  readonly from: number;
+  readonly to: number;
+}
+
+export interface AuditConnectionResult {
+  readonly edges: AuditEdge[];
+  readonly pageInfo: PageInfoShape;
+  readonly window: AuditWindowShape;
+}
+
+/** Error entries per page beyond which the rest are summed up in one entry. */
+const MAX_ROW_ERRORS_PER_PAGE = 50;
+
+/** The page's positions [start, start + count), held in rows[first ...]. */
+interface PageRows {
+  readonly start: number;
+  readonly count: number;
+  readonly rows: readonly AuditRowResult[];
+  readonly first: number;
+  readonly hasNextPage: boolean;
+}
+
+export async function resolveAuditConnection(
+  args: AuditConnectionArgs,
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+): Promise<AuditConnectionResult> {
+  const request = parsePageRequest(args, requestTime(context));
+  const page = await readPage(context, request.scope, planPage(request));
+  return buildConnection(context, info, request.scope, page);
+}
+
+const requestTimes = new WeakMap<object, number>();
+
+/**
+ * One "now" per GraphQL request: first pages of several aliases pin the same window, so their
+ * identical upstream calls are made once (the loader dedupes by query).
+ */
+function requestTime(context: GatewayContext): number {
+  let now = requestTimes.get(context);
+  if (now === undefined) {
+    now = Date.now();
+    requestTimes.set(context, now);
+  }
+  return now;
+}
+
+async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePlan): Promise<PageRows> {
+  if (plan.kind === 'slice') {
+    const size = plan.end - plan.start;
+    const rows = await readRange(context, scope, plan.start, size + 1);
+    return { start: plan.start, count: Math.min(size, rows.length), rows, first: 0, hasNextPage: rows.length > size };
+  }
+  const end = await locateWindowEnd(probeRound(context, scope), plan.knownRow, tailSlack(plan.size));
+  // The window has between lastPresent+1 and firstMissing rows: read from the earliest position
+  // the page could start at up to firstMissing, and the rows returned say where it really ends.
+  const readFrom = Math.max(plan.lo, end.lastPresent + 1 - plan.size);
+  const rows = await readRange(context, scope, readFrom, end.firstMissing - readFrom);
+  const windowEnd = readFrom + rows.length;
+  const start = Math.max(plan.lo, windowEnd - plan.size);
+  return { start, count: Math.max(0, windowEnd - start), rows, first: start - readFrom, hasNextPage: false };
+}
+
+function buildConnection(
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+  scope: AuditScope,
+  page: PageRows,
+): AuditConnectionResult {
+  const cursorAt = cursorEncoder(scope);
+  const edges: AuditEdge[] = [];
+  const unreadable: { position: number; reason: string }[] = [];
+  for (let i = 0; i < page.count; i++) {
+    const row = page.rows[page.first + i]!;
+    const position = page.start + i;
+    if (row.ok) edges.push({ cursor: cursorAt(position), node: row.record });
+    else unreadable.push({ position, reason: row.reason });
+  }
+  if (unreadable.length > 0) reportRowErrors(context, rowErrors(context, info, unreadable));
+  const last = page.start + page.count - 1;
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.start > 0,
+      // Cursors of the page's first and last positions, even when that row could not be read:
+      // paging on from them never skips a record nor reports the same bad row twice.
+      startCursor: page.count > 0 ? cursorAt(page.start) : null,
+      endCursor: page.count > 0 ? cursorAt(last) : null,
+    },
+    window: { from: scope.fromMillis, to: scope.toMillis },
+  };
+}
+
+/**
+ * Client-safe entries (message and code only, no originalError): every masking setup passes them
+ * as they are. The reasons go to the log, with the request id, never to the client.
+ */
+function rowErrors(
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+  rows: readonly { position: number; reason: string }[],
+): GraphQLError[] {
+  context.log.warn(
+    { code: ErrorCode.UPSTREAM_INVALID_RESPONSE, service: 'identity', positions: rows.slice(0, 20), unreadable: rows.length },
+    'auditEvents: rows left out of the page because their records could not be read',
+  );
+  const path = responsePathAsArray(info.path);
+  const entry = (message: string) =>
+    new GraphQLError(message, {
+      nodes: info.fieldNodes,
+      path,
+      extensions: { code: ErrorCode.UPSTREAM_INVALID_RESPONSE },
+    });
+  const errors = rows
+    .slice(0, MAX_ROW_ERRORS_PER_PAGE)
+    .map(({ position }) => entry(`Audit record at position ${position} of the window could not be read.`));
+  const rest = rows.slice(MAX_ROW_ERRORS_PER_PAGE);
+  if (rest.length > 0) {
+    const from = rest[0]!.position;
+    const to = rest[rest.length - 1]!.position;
+    errors.push(
+      entry(`${rest.length} more audit records of this page (positions ${from} to ${to} of the window) could not be read.`),
+    );
+  }
+  return errors;
+}

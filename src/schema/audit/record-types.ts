@@ -1,0 +1,155 @@
+/**
+ * The typed audit records: interface AuditRecord, one object type per known upstream objectType,
+ * and the AuditEvent union over them. Every type's parent is the zod-parsed AuditRecord itself
+ * (no per-row wrapper objects); fields read it directly.
+ */
+import type { FieldMap } from '@pothos/core';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
+import { builder } from '../builder.js';
+import { authMethodLabels, booleanValue, stringValue } from './record-values.js';
+
+export const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
+  description: 'Whether a record reports a change to stored data or an action.',
+  values: {
+    AUDIT: { value: 'Audit', description: 'Changes to stored data (upstream `Audit`).' },
+    ACTION: { value: 'Action', description: 'Not directly tied to a data change (upstream `Action`).' },
+  } as const,
+});
+
+/** The record is its own actor: no allocation per row, null for system events. */
+const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
+  description: 'Who caused the event: a user or a system service.',
+  fields: (t) => ({
+    id: t.expose('actorId', { type: 'SafeInt', nullable: true, description: 'User id.' }),
+    userName: t.exposeString('actorUserName', { nullable: true, description: 'User name or system service name.' }),
+    domain: t.exposeString('actorDomain', { nullable: true }),
+    uuid: t.exposeString('actorUuid', { nullable: true }),
+  }),
+});
+
+const isSystemEvent = (r: AuditRecord) =>
+  r.actorId === null && r.actorUserName === null && r.actorDomain === null && r.actorUuid === null;
+
+/** Upstream objectType (case-sensitive) -> GraphQL type; every other type is OtherAuditEvent. */
+const TYPE_NAME_BY_OBJECT_TYPE: ReadonlyMap<string, string> = new Map([
+  ['LOGIN', 'LoginEvent'],
+  ['LAUNCH', 'LaunchEvent'],
+  ['LOGIN_ERROR', 'LoginErrorEvent'],
+  ['LAUNCH_ERROR', 'LaunchErrorEvent'],
+  ['Group', 'GroupEvent'],
+  ['AppEntitlement', 'AppEntitlementEvent'],
+  // The spec's spelling, and the correct one some tenants send.
+  ['DyrectorySyncProfile', 'DirectorySyncProfileEvent'],
+  ['DirectorySyncProfile', 'DirectorySyncProfileEvent'],
+]);
+
+export function auditEventTypeName(record: AuditRecord): string {
+  return TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
+}
+
+export const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
+  description: 'The fields every audit record has.',
+  resolveType: auditEventTypeName,
+  fields: (t) => ({
+    uuid: t.exposeID('uuid'),
+    baseType: t.expose('baseType', { type: AuditBaseTypeEnum }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
+    organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true }),
+    tenantId: t.exposeString('tenantId', { nullable: true }),
+    actor: t.field({
+      type: AuditActorRef,
+      nullable: true,
+      description: 'Null for system events.',
+      resolve: (r) => (isSystemEvent(r) ? null : r),
+    }),
+    clientId: t.exposeString('clientId', { nullable: true }),
+    deviceId: t.exposeString('deviceId', { nullable: true, description: 'The user agent, in the records seen so far.' }),
+    workspaceId: t.exposeString('workspaceId', { nullable: true }),
+    sourceIp: t.exposeString('sourceIp', { nullable: true }),
+    objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
+    objectId: t.exposeString('objectId', { nullable: true }),
+    objectName: t.exposeString('objectName', { nullable: true }),
+    objectAction: t.exposeString('objectAction', {
+      nullable: true,
+      description: 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.',
+    }),
+    values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
+  }),
+});
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;
+
+/** A string from `values`, null when absent or not a string. */
+const valueString = (t: RecordFields, key: string, description?: string) =>
+  t.string({ nullable: true, description, resolve: (r) => stringValue(r.values[key]) });
+
+const valueSuccess = (t: RecordFields) =>
+  t.boolean({
+    nullable: true,
+    description: 'values.success as a boolean; null when absent or unreadable.',
+    resolve: (r) => booleanValue(r.values['success']),
+  });
+
+function auditEventType(
+  name: string,
+  description: string,
+  fields: (t: RecordFields) => FieldMap = () => ({}),
+) {
+  return builder.objectRef<AuditRecord>(name).implement({ description, interfaces: [AuditRecordInterface], fields });
+}
+
+const LoginEvent = auditEventType('LoginEvent', 'objectType LOGIN: a sign-in attempt.', (t) => ({
+  success: valueSuccess(t),
+  authMethods: t.stringList({
+    description: 'values.authMethods split into its labels; empty when absent.',
+    resolve: (r) => authMethodLabels(r.values['authMethods']),
+  }),
+  deviceType: valueString(t, 'deviceType'),
+  actorExternalId: valueString(t, 'actorExternalId'),
+  failureMessage: valueString(t, 'failureMessage', 'Why the attempt failed.'),
+}));
+
+const LaunchEvent = auditEventType('LaunchEvent', 'objectType LAUNCH: an application launch.', (t) => ({
+  success: valueSuccess(t),
+  failureMessage: valueString(t, 'failureMessage'),
+  resourceType: valueString(t, 'resourceType', 'Type of the application launched.'),
+}));
+
+const LoginErrorEvent = auditEventType(
+  'LoginErrorEvent',
+  'objectType LOGIN_ERROR: a login failure caused by configuration or a system error.',
+  (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
+);
+
+const LaunchErrorEvent = auditEventType(
+  'LaunchErrorEvent',
+  'objectType LAUNCH_ERROR: an invalid launch request, or a resource that could not be determined.',
+  (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
+);
+
+const GroupEvent = auditEventType('GroupEvent', 'objectType Group: group activity.');
+const AppEntitlementEvent = auditEventType(
+  'AppEntitlementEvent',
+  'objectType AppEntitlement: which applications are entitled to which groups and users.',
+);
+const DirectorySyncProfileEvent = auditEventType(
+  'DirectorySyncProfileEvent',
+  'objectType DyrectorySyncProfile (the spelling the upstream documents) or DirectorySyncProfile.',
+);
+const OtherAuditEvent = auditEventType('OtherAuditEvent', 'Any objectType without a type of its own.');
+
+export const AuditEventUnion = builder.unionType('AuditEvent', {
+  description: 'One member per known upstream objectType; OtherAuditEvent carries every other type.',
+  types: [
+    LoginEvent,
+    LaunchEvent,
+    LoginErrorEvent,
+    LaunchErrorEvent,
+    GroupEvent,
+    AppEntitlementEvent,
+    DirectorySyncProfileEvent,
+    OtherAuditEvent,
+  ],
+  resolveType: auditEventTypeName,
+});

@@ -1,0 +1,9 @@
+/** Imports every domain, then builds the schema. Nothing else lives here. */
+import { builder } from './builder.js';
+import './audit-events.js';
+import './update-sessions.js';
+
+export const schema = builder.toSubGraphSchema({
+  linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+  federationDirectives: ['@key', '@shareable'],
+});

@@ -1,0 +1,65 @@
+/**
+ * Update sessions of the content library: `updateSessionFiles`, `updateSession`, and the
+ * `UpdateSession` federation entity. Every path to the upstream (both Query fields and
+ * `_entities`) goes through `context.loaders.updateSessionFiles`, so one session asked for many
+ * times in one request (aliases, representations) is one upstream call.
+ */
+import type { GatewayContext } from '../context.js';
+import type { FileInfo } from '../upstream/content-library/schemas.js';
+import { builder } from './builder.js';
+import { UpdateSessionFileRef } from './update-session-file.js';
+import { requireSessionId } from './update-session-values.js';
+
+interface UpdateSession {
+  readonly id: string;
+  readonly files: readonly FileInfo[];
+}
+
+/**
+ * Rejects with NOT_FOUND for an unknown session (the loader's UpstreamError), which GraphQL turns
+ * into null plus an error entry on the asking field or entity.
+ */
+async function loadUpdateSession(id: string, context: GatewayContext): Promise<UpdateSession> {
+  const files = await context.loaders.updateSessionFiles.load(id);
+  return { id, files };
+}
+
+export const UpdateSessionRef = builder.objectRef<UpdateSession>('UpdateSession').implement({
+  description: 'Federation entity: other subgraphs may reference an update session by id.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    files: t.field({
+      type: [UpdateSessionFileRef],
+      description: 'The files of the session; empty when the caller removed them all.',
+      resolve: (session) => session.files,
+    }),
+  }),
+});
+
+builder.asEntity(UpdateSessionRef, {
+  key: builder.selection<{ id: string }>('id'),
+  // async: @apollo/subgraph calls this inside representations.map(), so a synchronous throw
+  // would fail every representation of the batch instead of this one.
+  resolveReference: async (reference, context) =>
+    loadUpdateSession(requireSessionId(reference.id, 'The representation id'), context),
+});
+
+builder.queryFields((t) => ({
+  updateSessionFiles: t.field({
+    type: [UpdateSessionFileRef],
+    nullable: { list: true, items: false },
+    description:
+      'Files of a content library item update session. Null, with an error whose extensions.code is NOT_FOUND, when the session does not exist.',
+    args: { updateSessionId: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) =>
+      context.loaders.updateSessionFiles.load(requireSessionId(args.updateSessionId, 'updateSessionId')),
+  }),
+  updateSession: t.field({
+    type: UpdateSessionRef,
+    nullable: true,
+    description:
+      'The update session as an entity (also reachable through federation). Null with NOT_FOUND when it does not exist.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => loadUpdateSession(requireSessionId(args.id, 'id'), context),
+  }),
+}));

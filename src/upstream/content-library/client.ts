@@ -1,0 +1,37 @@
+/** The content library service's operations the gateway uses (vAPI `/rest` flavour). */
+import type { UpstreamHttp } from '../http.js';
+import type { CallOptions, ContentLibraryApi } from '../types.js';
+import { fileListSchema, type FileInfo } from './schemas.js';
+import type { SessionManager } from './session.js';
+
+export interface ContentLibraryClientOptions {
+  readonly http: UpstreamHttp;
+  readonly vendor: string;
+  /** undefined: no credentials configured, no session header sent. */
+  readonly sessions: SessionManager | undefined;
+}
+
+export class ContentLibraryClient implements ContentLibraryApi {
+  readonly #options: ContentLibraryClientOptions;
+
+  constructor(options: ContentLibraryClientOptions) {
+    this.#options = options;
+  }
+
+  async listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<FileInfo[]> {
+    const { http, vendor, sessions } = this.#options;
+    const answer = await http.request(
+      {
+        route: 'update-session-files',
+        method: 'GET',
+        path: `/rest/com/${vendor}/content/library/item/updatesession/file`,
+        query: { update_session_id: updateSessionId },
+        schema: fileListSchema,
+        credentials: sessions,
+        notFoundMessage: `Update session ${updateSessionId} was not found.`,
+      },
+      call,
+    );
+    return answer.value;
+  }
+}

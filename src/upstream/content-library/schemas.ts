@@ -1,0 +1,100 @@
+/**
+ * The content library's answers (vAPI `/rest` flavour, snake_case), as zod models.
+ * Enum-like fields stay strings here: a value a newer server adds is the schema layer's call.
+ */
+import { z } from 'zod';
+
+/** Byte counts exceed 2^31; some serializers send longs as strings. */
+const byteCount = z
+  .union([z.number(), z.string().regex(/^\d+$/).transform(Number)])
+  .pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+
+export const transferEndpointSchema = z.object({
+  uri: z.string().min(1),
+  ssl_certificate_thumbprint: z.string().nullish(),
+});
+export type TransferEndpoint = z.infer<typeof transferEndpointSchema>;
+
+export const checksumInfoSchema = z.object({
+  algorithm: z.string().nullish(),
+  checksum: z.string(),
+});
+
+export interface MessageParamValue {
+  dt?: string | null | undefined;
+  s?: string | null | undefined;
+  d?: number | null | undefined;
+  precision?: number | null | undefined;
+  format?: string | null | undefined;
+  i?: number | null | undefined;
+  l?: NestedMessage | null | undefined;
+}
+export interface MessageParam {
+  key: string;
+  value: MessageParamValue;
+}
+export interface NestedMessage {
+  id: string;
+  params: MessageParam[];
+}
+
+const messageParamValueSchema: z.ZodType<MessageParamValue> = z.lazy(() =>
+  z.object({
+    dt: z.string().nullish(),
+    s: z.string().nullish(),
+    d: z.number().nullish(),
+    precision: z.number().int().nullish(),
+    format: z.string().nullish(),
+    i: z.number().int().nullish(),
+    l: nestedMessageSchema.nullish(),
+  }),
+);
+const messageParamSchema: z.ZodType<MessageParam> = z.object({
+  key: z.string(),
+  value: messageParamValueSchema,
+});
+const nestedMessageSchema: z.ZodType<NestedMessage> = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    params: z.array(messageParamSchema).nullish().transform((p) => p ?? []),
+  }),
+);
+
+export const localizableMessageSchema = z.object({
+  id: z.string(),
+  default_message: z.string(),
+  localized: z.string().nullish(),
+  args: z.array(z.string()).nullish().transform((a) => a ?? []),
+  params: z.array(messageParamSchema).nullish().transform((p) => p ?? []),
+});
+export type LocalizableMessage = z.infer<typeof localizableMessageSchema>;
+
+export const fileInfoSchema = z.object({
+  name: z.string(),
+  source_type: z.string(),
+  size: byteCount.nullish(),
+  checksum_info: checksumInfoSchema.nullish(),
+  source_endpoint: transferEndpointSchema.nullish(),
+  upload_endpoint: transferEndpointSchema.nullish(),
+  bytes_transferred: byteCount.nullish(),
+  keep_in_storage: z.boolean().nullish(),
+  status: z.string().nullish(),
+  error_message: localizableMessageSchema.nullish(),
+});
+export type FileInfo = z.infer<typeof fileInfoSchema>;
+
+export const fileListSchema = z.object({ value: z.array(fileInfoSchema) });
+
+export const sessionLoginSchema = z.object({ value: z.string().min(1) });
+
+/** vAPI error body, read for the log only. */
+export const vapiErrorSchema = z.object({
+  type: z.string(),
+  value: z
+    .object({
+      messages: z
+        .array(z.object({ id: z.string().optional(), default_message: z.string().optional() }))
+        .optional(),
+    })
+    .optional(),
+});

@@ -1,0 +1,84 @@
+/**
+ * The one place where what an upstream did becomes a typed UpstreamError.
+ * Messages are for clients: they never name a URL, a token, a secret or an upstream body.
+ * `detail` goes to the log only; callers put statuses, routes and zod issues there, never secrets.
+ *
+ * | upstream outcome                                   | code                      |
+ * |----------------------------------------------------|---------------------------|
+ * | 401 (after the one credential renewal), 403        | UPSTREAM_UNAUTHORIZED     |
+ * | 400 from a credential route (token, session login) | UPSTREAM_UNAUTHORIZED     |
+ * | 404 on a route that names what is missing          | NOT_FOUND                 |
+ * | 408, 429, 5xx (after retries)                      | UPSTREAM_UNAVAILABLE      |
+ * | connection failure, deadline, cancellation         | UPSTREAM_UNAVAILABLE      |
+ * | any other status (other 4xx, 404 elsewhere, 3xx)   | UPSTREAM_INVALID_RESPONSE |
+ * | 2xx whose body is not JSON or fails its zod model  | UPSTREAM_INVALID_RESPONSE |
+ */
+import type { z } from 'zod';
+import { UpstreamError, type UpstreamService } from '../errors.js';
+
+const serviceNames: Record<UpstreamService, string> = {
+  identity: 'The identity service',
+  'content-library': 'The content library service',
+};
+
+export interface StatusContext {
+  /** Token and session login routes: a 400 there means the credentials or grant were refused. */
+  readonly credentialRoute?: boolean;
+  /** Set on routes where a 404 means "the thing asked for does not exist". */
+  readonly notFoundMessage?: string;
+  readonly detail: Record<string, unknown>;
+}
+
+export function errorForStatus(service: UpstreamService, status: number, context: StatusContext): UpstreamError {
+  const name = serviceNames[service];
+  const detail = { ...context.detail, status };
+  if (status === 401 || status === 403 || (status === 400 && context.credentialRoute)) {
+    return new UpstreamError('UPSTREAM_UNAUTHORIZED', service, `${name} rejected the gateway's credentials.`, detail);
+  }
+  if (status === 404 && context.notFoundMessage !== undefined) {
+    return new UpstreamError('NOT_FOUND', service, context.notFoundMessage, detail);
+  }
+  if (status === 408 || status === 429 || status >= 500) {
+    return new UpstreamError('UPSTREAM_UNAVAILABLE', service, `${name} is unavailable.`, detail);
+  }
+  return new UpstreamError(
+    'UPSTREAM_INVALID_RESPONSE',
+    service,
+    `${name} answered with an unexpected status.`,
+    detail,
+  );
+}
+
+export type TransportFailure = 'timeout' | 'cancelled' | 'connection';
+
+export function errorForTransport(
+  service: UpstreamService,
+  failure: TransportFailure,
+  detail: Record<string, unknown>,
+): UpstreamError {
+  const name = serviceNames[service];
+  const message = {
+    timeout: `${name} did not answer in time.`,
+    cancelled: `The call to ${name.charAt(0).toLowerCase()}${name.slice(1)} was cancelled.`,
+    connection: `${name} could not be reached.`,
+  }[failure];
+  return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, { ...detail, failure });
+}
+
+export function errorForInvalidBody(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {
+  return new UpstreamError(
+    'UPSTREAM_INVALID_RESPONSE',
+    service,
+    `${serviceNames[service]} answered with an unexpected response.`,
+    detail,
+  );
+}
+
+/** Zod issues for the log: where and what, never the offending value. */
+export function summarizeIssues(issues: readonly z.core.$ZodIssue[], limit = 20) {
+  return issues.slice(0, limit).map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    code: issue.code,
+    message: issue.message,
+  }));
+}

@@ -1,0 +1,40 @@
+/**
+ * Hooks a metrics layer can subscribe to without the upstream layer knowing about it.
+ * A hook that throws is ignored: observing must never break a call.
+ */
+import type { ErrorCode, UpstreamService } from '../errors.js';
+
+export interface UpstreamCallEvent {
+  readonly service: UpstreamService;
+  /** A stable label, not a URL: 'token', 'audit-report', 'session', 'update-session-files'. */
+  readonly route: string;
+  readonly method: string;
+  /** The last HTTP status seen; undefined when no answer came (connection, deadline). */
+  readonly status: number | undefined;
+  readonly durationMs: number;
+  /** Transient retries (connection, 429, 502-504); the credential retry is counted apart. */
+  readonly retries: number;
+  readonly credentialRetry: boolean;
+  readonly outcome: 'success' | ErrorCode;
+}
+
+export interface CredentialRenewalEvent {
+  readonly service: UpstreamService;
+  readonly kind: 'client_credentials' | 'refresh_token' | 'session_login';
+  readonly outcome: 'success' | ErrorCode;
+  readonly durationMs: number;
+}
+
+export interface UpstreamEvents {
+  onUpstreamCall?(event: UpstreamCallEvent): void;
+  onCredentialRenewal?(event: CredentialRenewalEvent): void;
+}
+
+export function emit<E>(hook: ((event: E) => void) | undefined, event: E): void {
+  if (!hook) return;
+  try {
+    hook(event);
+  } catch {
+    // Deliberately ignored, see above.
+  }
+}

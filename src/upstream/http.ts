@@ -1,0 +1,255 @@
+/**
+ * The REST data source under both clients: one call = credentials + exchange + retries + mapping +
+ * zod validation + one log line, all within one deadline. Knows nothing of GraphQL.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { UpstreamError, type UpstreamService } from '../errors.js';
+import type { CredentialLease, CredentialSource } from './credentials.js';
+import { createDeadline, untilAborted, type Deadline } from './deadline.js';
+import {
+  errorForInvalidBody,
+  errorForStatus,
+  errorForTransport,
+  summarizeIssues,
+} from './error-mapping.js';
+import { emit, type UpstreamCallEvent, type UpstreamEvents } from './events.js';
+import {
+  backoffMs,
+  errorCodeOf,
+  isRetryableConnectionError,
+  retryableStatuses,
+  retryAfterMs,
+  type RetryPolicy,
+} from './retry.js';
+
+export interface UpstreamRequest<T> {
+  /** Stable label for logs and metrics. */
+  readonly route: string;
+  readonly method: 'GET' | 'POST';
+  /** Path below the configured base URL, without a query string. */
+  readonly path: string;
+  /** Sent, never logged. */
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** The answer's documented shape; a mismatch is UPSTREAM_INVALID_RESPONSE. */
+  readonly schema: z.ZodType<T>;
+  readonly credentials?: CredentialSource;
+  readonly credentialRoute?: boolean;
+  readonly notFoundMessage?: string;
+}
+
+export interface UpstreamHttpOptions {
+  readonly service: UpstreamService;
+  /** The configured base URL; its path (if any) prefixes every request path. */
+  readonly baseUrl: string;
+  /** A keep-alive pool for the base URL's origin, possibly shared with another service. */
+  readonly dispatcher: Dispatcher;
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  readonly events?: UpstreamEvents;
+}
+
+export interface RequestCall {
+  readonly log: Logger;
+  readonly signal?: AbortSignal | undefined;
+}
+
+interface Progress {
+  status: number | undefined;
+  retries: number;
+  credentialRetry: boolean;
+}
+
+export class UpstreamHttp {
+  readonly service: UpstreamService;
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #options: UpstreamHttpOptions;
+
+  constructor(options: UpstreamHttpOptions) {
+    const url = new URL(options.baseUrl);
+    this.service = options.service;
+    this.#origin = url.origin;
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.#options = options;
+  }
+
+  /** Resolves with the validated answer or rejects with an UpstreamError, after logging one line. */
+  async request<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<T> {
+    const started = performance.now();
+    const deadline = createDeadline(this.#options.timeoutMs, call.signal);
+    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
+    // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
+    const line = () => ({
+      upstream: this.service,
+      method: request.method,
+      route: request.route,
+      path: this.#basePath + request.path,
+      status: progress.status,
+      durationMs: Math.round(performance.now() - started),
+      retries: progress.retries,
+      ...(progress.credentialRetry ? { credentialRetry: true } : {}),
+    });
+    const event = (fields: ReturnType<typeof line>, outcome: UpstreamCallEvent['outcome']): UpstreamCallEvent => ({
+      service: this.service,
+      route: fields.route,
+      method: fields.method,
+      status: fields.status,
+      durationMs: fields.durationMs,
+      retries: fields.retries,
+      credentialRetry: progress.credentialRetry,
+      outcome,
+    });
+    try {
+      const value = await this.#exchange(request, call.log, deadline, progress);
+      const fields = line();
+      call.log.info(fields, 'upstream call');
+      emit(this.#options.events?.onUpstreamCall, event(fields, 'success'));
+      return value;
+    } catch (caught) {
+      const error = this.#asUpstreamError(caught, deadline, request.route);
+      const fields = line();
+      // A missing update session is an ordinary answer, not a fault of the upstream.
+      const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
+      call.log[level]({ ...fields, code: error.code, err: error }, 'upstream call failed');
+      emit(this.#options.events?.onUpstreamCall, event(fields, error.code));
+      throw error;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** Credentials, send (with transient retries), one renewal on 401, then read the answer. */
+  async #exchange<T>(request: UpstreamRequest<T>, log: Logger, deadline: Deadline, progress: Progress): Promise<T> {
+    const source = request.credentials;
+    let lease: CredentialLease | undefined = source
+      ? await untilAborted(source.acquire(deadline, log), deadline.signal)
+      : undefined;
+    for (;;) {
+      const response = await this.#sendWithRetries(request, lease, deadline, progress);
+      if (response.statusCode === 401 && source && lease && !progress.credentialRetry) {
+        await response.body.dump();
+        progress.credentialRetry = true;
+        lease.invalidate();
+        lease = await untilAborted(source.acquire(deadline, log), deadline.signal);
+        continue;
+      }
+      return await this.#readAnswer(request, response);
+    }
+  }
+
+  async #sendWithRetries(
+    request: UpstreamRequest<unknown>,
+    lease: CredentialLease | undefined,
+    deadline: Deadline,
+    progress: Progress,
+  ): Promise<Dispatcher.ResponseData> {
+    const policy = this.#options.retry;
+    for (let attempt = 0; ; attempt++) {
+      const canRetry = attempt < policy.maxRetries;
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.#options.dispatcher.request({
+          origin: this.#origin,
+          method: request.method,
+          path: this.#pathWithQuery(request),
+          headers: { accept: 'application/json', ...request.headers, ...lease?.headers },
+          body: request.body,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        if (deadline.signal.aborted) throw error;
+        const code = errorCodeOf(error);
+        const delay = backoffMs(attempt, policy);
+        if (!canRetry || !isRetryableConnectionError(code, request.method) || delay >= deadline.remainingMs()) {
+          throw error;
+        }
+        await sleep(delay, undefined, { signal: deadline.signal });
+        progress.retries++;
+        continue;
+      }
+      progress.status = response.statusCode;
+      if (request.method !== 'GET' || !canRetry || !retryableStatuses.has(response.statusCode)) return response;
+      // Honour Retry-After; when it asks for more than the deadline leaves, fail now rather than sleep in vain.
+      const delay = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, policy);
+      if (delay >= deadline.remainingMs()) return response;
+      await response.body.dump();
+      await sleep(delay, undefined, { signal: deadline.signal });
+      progress.retries++;
+    }
+  }
+
+  async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData): Promise<T> {
+    const { statusCode } = response;
+    if (statusCode < 200 || statusCode >= 300) {
+      const upstreamError = await readErrorType(response.body);
+      throw errorForStatus(this.service, statusCode, {
+        credentialRoute: request.credentialRoute,
+        notFoundMessage: request.notFoundMessage,
+        detail: { route: request.route, ...(upstreamError ? { upstreamError } : {}) },
+      });
+    }
+    // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
+    const text = await response.body.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is not JSON' });
+    }
+    const parsed = request.schema.safeParse(json);
+    if (!parsed.success) {
+      throw errorForInvalidBody(this.service, {
+        route: request.route,
+        status: statusCode,
+        problem: 'body does not match its schema',
+        issues: summarizeIssues(parsed.error.issues),
+      });
+    }
+    return parsed.data;
+  }
+
+  #pathWithQuery(request: UpstreamRequest<unknown>): string {
+    const path = this.#basePath + request.path;
+    if (!request.query) return path;
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.query)) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const text = query.toString();
+    return text ? `${path}?${text}` : path;
+  }
+
+  #asUpstreamError(caught: unknown, deadline: Deadline, route: string): UpstreamError {
+    if (caught instanceof UpstreamError) return caught;
+    const cause = deadline.abortCause();
+    if (cause) return errorForTransport(this.service, cause, { route });
+    const errorCode = errorCodeOf(caught);
+    if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      return errorForInvalidBody(this.service, { route, problem: 'body exceeds the size limit' });
+    }
+    return errorForTransport(this.service, 'connection', {
+      route,
+      errorCode,
+      errorName: caught instanceof Error ? caught.name : typeof caught,
+    });
+  }
+}
+
+/**
+ * The machine-readable error type of a refused request (`error` of OAuth, `type` of vAPI), for the
+ * log. The rest of the body is dropped unread into the log: it might echo what was sent.
+ */
+async function readErrorType(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
+  try {
+    const json = (await body.json()) as { error?: unknown; type?: unknown } | null;
+    const type = json?.error ?? json?.type;
+    return typeof type === 'string' ? type.slice(0, 120) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Reads the event record carried as a JSON string in the last column of each audit row, row by
+ * row: a row that cannot be read becomes `{ok: false}` in place, so offsets stay right.
+ * Hot path (5000-row pages): one JSON.parse and one safeParse per row, one output array.
+ */
+import type { AuditRowResult } from '../types.js';
+import { auditRecordSchema } from './schemas.js';
+
+export interface AuditRowsResult {
+  readonly rows: AuditRowResult[];
+  /** Positions of unreadable rows, for the log. */
+  readonly failed: number[];
+}
+
+export function readAuditRows(data: readonly (readonly unknown[])[]): AuditRowsResult {
+  const rows = new Array<AuditRowResult>(data.length);
+  const failed: number[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const row = data[i]!;
+    const result = readRecord(row[row.length - 1]);
+    if (!result.ok) failed.push(i);
+    rows[i] = result;
+  }
+  return { rows, failed };
+}
+
+/** Reasons name the problem, never the record's content (a JSON.parse message quotes the input). */
+function readRecord(column: unknown): AuditRowResult {
+  if (typeof column !== 'string') return { ok: false, reason: 'The audit record is missing.' };
+  let json: unknown;
+  try {
+    json = JSON.parse(column);
+  } catch {
+    return { ok: false, reason: 'The audit record is not valid JSON.' };
+  }
+  const parsed = auditRecordSchema.safeParse(json);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  const problems = parsed.error.issues
+    .slice(0, 3)
+    .map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
+  return { ok: false, reason: `The audit record does not match its documented shape (${problems.join('; ')}).` };
+}

@@ -1,0 +1,88 @@
+/**
+ * The identity service's answers, as zod models. Tolerant of what the real service is known to
+ * vary (alias spellings, absent optional fields), strict about what the gateway relies on.
+ */
+import { z } from 'zod';
+
+export const tokenResponseSchema = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  expires_in: z.coerce.number().int().nonnegative(),
+  refresh_token: z.string().min(1).optional(),
+  scope: z.string().optional(),
+});
+export type TokenResponse = z.infer<typeof tokenResponseSchema>;
+
+/** `{error, error_description}` of a refused token request; only `error` is relied on. */
+export const tokenErrorSchema = z.object({
+  error: z.string(),
+  error_description: z.string().optional(),
+});
+
+/** One row: [epoch ms as string, user and domain, event text, object, record as a JSON string]. */
+export const auditRowSchema = z.tuple([
+  z.string(),
+  z.string().nullable(),
+  z.string().nullable(),
+  z.string().nullable(),
+  z.string(),
+]);
+
+export const auditReportSchema = z.object({
+  header: z.array(z.string()),
+  data: z.array(auditRowSchema),
+  _links: z.object({ self: z.object({ href: z.string() }) }).optional(),
+  headerArg: z.array(z.string()).optional(),
+});
+export type AuditReport = z.infer<typeof auditReportSchema>;
+
+const optionalText = z.string().nullish().transform((v) => v ?? null);
+const optionalInt = z.number().int().nullish().transform((v) => v ?? null);
+
+/** The record carried as a JSON string in the last column of each row (spec 2.3). */
+export const auditRecordSchema = z
+  .object({
+    baseType: z.enum(['Audit', 'Action']),
+    uuid: z.string().min(1),
+    timestamp: z.number().int().optional(),
+    timeStamp: z.number().int().optional(),
+    organizationId: optionalInt,
+    tenantId: optionalText,
+    actorId: optionalInt,
+    actorUserName: optionalText,
+    actorDomain: optionalText,
+    actorUuid: optionalText,
+    actorUUid: optionalText,
+    clientId: optionalText,
+    deviceId: optionalText,
+    workspaceId: optionalText,
+    sourceIp: optionalText,
+    sourceIP: optionalText,
+    objectType: z.string().min(1),
+    objectId: optionalText,
+    objectName: optionalText,
+    objectAction: optionalText,
+    values: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .refine((r) => r.timestamp !== undefined || r.timeStamp !== undefined, {
+    message: 'timestamp is missing',
+    path: ['timestamp'],
+  })
+  // The reference spells some fields two ways; one name each from here on.
+  .transform(({ timeStamp, actorUUid, sourceIP, ...r }) => ({
+    ...r,
+    timestamp: (r.timestamp ?? timeStamp) as number,
+    actorUuid: r.actorUuid ?? actorUUid,
+    sourceIp: r.sourceIp ?? sourceIP,
+    values: r.values ?? {},
+  }));
+export type AuditRecord = z.output<typeof auditRecordSchema>;
+
+/**
+ * The report as the gateway reads it on its hot path: the envelope strictly, the rows loosely.
+ * Each row is then read on its own (see audit-rows.ts), so one bad row never fails its page.
+ */
+export const auditReportEnvelopeSchema = auditReportSchema.extend({
+  data: z.array(z.array(z.unknown())),
+});
+export type AuditReportEnvelope = z.infer<typeof auditReportEnvelopeSchema>;

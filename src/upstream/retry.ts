@@ -1,0 +1,76 @@
+/**
+ * When and how long to retry a failed exchange. undici's RetryHandler is not used: it has no jitter,
+ * knows nothing of our overall deadline (a Retry-After longer than what is left should fail now, not
+ * sleep past it) and does not report how many retries a call took, which the log line needs.
+ */
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** Backoff before retry n is drawn from [base·2ⁿ/2, base·2ⁿ], capped at maxDelayMs. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { maxRetries: 4, baseDelayMs: 100, maxDelayMs: 2_000 };
+
+/** Statuses that say "not now" rather than "never": worth another try of an idempotent request. */
+export const retryableStatuses: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/** Failures of the connection itself, before or during the exchange. */
+const connectionErrorCodes = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/** Failures that prove the request never left: safe to repeat even for a POST. */
+const notSentErrorCodes = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The system or undici error code, on the error or its cause. */
+export function errorCodeOf(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 3; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isRetryableConnectionError(code: string | undefined, method: string): boolean {
+  if (code === undefined) return false;
+  return method === 'GET' ? connectionErrorCodes.has(code) : notSentErrorCodes.has(code);
+}
+
+export function backoffMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** `Retry-After` as delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

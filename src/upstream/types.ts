@@ -1,0 +1,49 @@
+/** What the upstream layer offers the rest of the gateway: typed calls, typed errors, no GraphQL. */
+import type { Logger } from 'pino';
+import type { FileInfo } from './content-library/schemas.js';
+import type { AuditRecord } from './identity/schemas.js';
+
+/** Per-call context: the request's logger (carries the request id) and its abort signal. */
+export interface CallOptions {
+  readonly log: Logger;
+  readonly signal?: AbortSignal;
+}
+
+/** One audit report request, in the upstream's own terms (spec 4.2). */
+export interface AuditReportQuery {
+  readonly fromMillis: number;
+  readonly toMillis: number;
+  /** Case-sensitive objectType; undefined: every type. */
+  readonly objectType?: string | undefined;
+  /** Upstream spelling: Create, Update, Delete, Link, Unlink. */
+  readonly action?: string | undefined;
+  /** 1..5000 */
+  readonly pageSize: number;
+  readonly startIndex: number;
+}
+
+/** A row whose record could not be read is kept in place, so offsets stay right. */
+export type AuditRowResult =
+  | { readonly ok: true; readonly record: AuditRecord }
+  | { readonly ok: false; readonly reason: string };
+
+export interface AuditReportPage {
+  /** Newest first, as the upstream sent them; `rows.length < pageSize` means the last page. */
+  readonly rows: readonly AuditRowResult[];
+}
+
+export interface IdentityApi {
+  auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage>;
+}
+
+export interface ContentLibraryApi {
+  /** Rejects with UpstreamError NOT_FOUND when the session does not exist. */
+  listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<FileInfo[]>;
+}
+
+/** The configured upstreams; undefined when that upstream has no URL (UPSTREAM_NOT_CONFIGURED). */
+export interface Upstreams {
+  readonly identity: IdentityApi | undefined;
+  readonly contentLibrary: ContentLibraryApi | undefined;
+  close(): Promise<void>;
+}

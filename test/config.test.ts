@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const upstream = {
+  IDENTITY_BASE_URL: 'https://tenant.example.com/',
+  IDENTITY_CLIENT_ID: 'gateway',
+  IDENTITY_CLIENT_SECRET: 'top-secret-value',
+  GATEWAY_API_KEYS: 'key-one, key-two',
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).problems];
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('runs in demo mode with defaults when no upstream URL is set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      mode: 'demo',
+      port: 4000,
+      host: '0.0.0.0',
+      upstreamTimeoutMs: 10_000,
+      contentLibraryVendor: 'vmware',
+      allowAnonymous: true,
+      identity: undefined,
+      contentLibrary: undefined,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable of upstream mode into one frozen object', () => {
+    const config = loadConfig({
+      ...upstream,
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      IDENTITY_TOKEN_SCOPE: 'admin',
+      CONTENT_LIBRARY_URL: 'https://vcenter.example.com',
+      CONTENT_LIBRARY_VENDOR: 'acme',
+      CONTENT_LIBRARY_USERNAME: 'reader',
+      CONTENT_LIBRARY_PASSWORD: 'pw',
+      UPSTREAM_TIMEOUT_MS: '2500',
+    });
+    expect(config).toMatchObject({
+      mode: 'upstream',
+      port: 8080,
+      host: '127.0.0.1',
+      upstreamTimeoutMs: 2500,
+      apiKeys: ['key-one', 'key-two'],
+      allowAnonymous: false,
+      identity: { baseUrl: 'https://tenant.example.com', clientId: 'gateway', scope: 'admin' },
+      contentLibrary: {
+        url: 'https://vcenter.example.com',
+        vendor: 'acme',
+        credentials: { username: 'reader', password: 'pw' },
+      },
+    });
+    expect(Object.isFrozen(config.identity)).toBe(true);
+  });
+
+  it('disables an upstream whose URL is unset', () => {
+    const config = loadConfig({ ...upstream });
+    expect(config.mode).toBe('upstream');
+    expect(config.contentLibrary).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['UPSTREAM_TIMEOUT_MS', { UPSTREAM_TIMEOUT_MS: '-5' }],
+    ['UPSTREAM_TIMEOUT_MS', { UPSTREAM_TIMEOUT_MS: '0' }],
+    ['IDENTITY_BASE_URL', { IDENTITY_BASE_URL: 'not a url' }],
+    ['IDENTITY_BASE_URL', { IDENTITY_BASE_URL: 'ftp://tenant.example.com' }],
+    ['CONTENT_LIBRARY_URL', { CONTENT_LIBRARY_URL: '://nope' }],
+    ['CONTENT_LIBRARY_VENDOR', { CONTENT_LIBRARY_VENDOR: 'a/b' }],
+    ['GATEWAY_ALLOW_ANONYMOUS', { GATEWAY_ALLOW_ANONYMOUS: 'yes please' }],
+    ['IDENTITY_CLIENT_SECRET', { IDENTITY_CLIENT_SECRET: '' }],
+    ['IDENTITY_CLIENT_ID', { IDENTITY_CLIENT_ID: '' }],
+    ['CONTENT_LIBRARY_PASSWORD', { CONTENT_LIBRARY_USERNAME: 'reader' }],
+    ['CONTENT_LIBRARY_USERNAME', { CONTENT_LIBRARY_PASSWORD: 'pw' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ])('names %s when it is wrong', (variable, override) => {
+    const problems = problemsOf({ ...upstream, ...override });
+    expect(problems.some((p) => p.startsWith(`${variable}:`))).toBe(true);
+  });
+
+  it('reports every problem at once', () => {
+    const problems = problemsOf({
+      PORT: 'x',
+      UPSTREAM_TIMEOUT_MS: 'y',
+      IDENTITY_BASE_URL: 'https://tenant.example.com',
+      CONTENT_LIBRARY_USERNAME: 'reader',
+      GATEWAY_API_KEYS: 'k',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'CONTENT_LIBRARY_PASSWORD',
+      'IDENTITY_CLIENT_ID',
+      'IDENTITY_CLIENT_SECRET',
+      'PORT',
+      'UPSTREAM_TIMEOUT_MS',
+    ]);
+  });
+
+  it('refuses upstream mode without caller authentication, unless anonymous callers are allowed', () => {
+    const { GATEWAY_API_KEYS: _keys, ...noKeys } = upstream;
+    expect(problemsOf(noKeys)).toEqual([expect.stringMatching(/^GATEWAY_API_KEYS: .*GATEWAY_ALLOW_ANONYMOUS=true/)]);
+    expect(loadConfig({ ...noKeys, GATEWAY_ALLOW_ANONYMOUS: 'true' }).allowAnonymous).toBe(true);
+  });
+
+  it('never prints a secret, even when the variable around it is wrong', () => {
+    const secrets = {
+      IDENTITY_CLIENT_SECRET: 's3cr3t-client',
+      CONTENT_LIBRARY_PASSWORD: 'p4ssw0rd-library',
+      GATEWAY_API_KEYS: 'api-key-value',
+      IDENTITY_BASE_URL: 'https://user:url-password@tenant example',
+    };
+    let message = '';
+    try {
+      loadConfig({ ...secrets, PORT: 'bad' });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toContain('PORT');
+    for (const value of ['s3cr3t-client', 'p4ssw0rd-library', 'api-key-value', 'url-password']) {
+      expect(message).not.toContain(value);
+    }
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * An in-memory audit report behind the real per-request loaders: fast enough to check the paging
+ * logic on thousands of random cases. Records are positions 0..size-1 (uuid `r<position>`).
+ */
+import type { GraphQLResolveInfo } from 'graphql';
+import { pino } from 'pino';
+import type { GatewayContext } from '../../src/context.js';
+import { createLoaders } from '../../src/loaders.js';
+import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
+import type { AuditReportQuery, AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
+
+export interface FakeAudit {
+  readonly calls: AuditReportQuery[];
+  /** Highest number of calls in flight at once. */
+  readonly maxInFlight: () => number;
+  /** A fresh request context (fresh loaders), as each GraphQL request gets. */
+  context(): GatewayContext;
+}
+
+export const fakeRecord = (position: number): AuditRecord => ({
+  baseType: 'Action',
+  uuid: `r${position}`,
+  timestamp: 1_700_000_000_000 - position,
+  organizationId: 1,
+  tenantId: 't',
+  actorId: null,
+  actorUserName: null,
+  actorDomain: null,
+  actorUuid: null,
+  clientId: null,
+  deviceId: null,
+  workspaceId: null,
+  sourceIp: null,
+  objectType: 'LOGIN',
+  objectId: null,
+  objectName: null,
+  objectAction: null,
+  values: {},
+});
+
+export function fakeAudit(size: number, options: { unreadable?: ReadonlySet<number>; maxPageSize?: number } = {}): FakeAudit {
+  const calls: AuditReportQuery[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const identity: IdentityApi = {
+    async auditReport(query) {
+      calls.push(query);
+      if (query.pageSize < 1 || query.pageSize > (options.maxPageSize ?? 5000) || query.startIndex < 0) {
+        throw new Error(`bad upstream query ${JSON.stringify(query)}`);
+      }
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      inFlight--;
+      const rows: AuditRowResult[] = [];
+      for (let p = query.startIndex; p < Math.min(size, query.startIndex + query.pageSize); p++) {
+        rows.push(options.unreadable?.has(p) ? { ok: false, reason: 'test' } : { ok: true, record: fakeRecord(p) });
+      }
+      return { rows };
+    },
+  };
+  const log = pino({ enabled: false });
+  return {
+    calls,
+    maxInFlight: () => maxInFlight,
+    context: () =>
+      ({
+        requestId: 'test',
+        log,
+        caller: { id: 'test' },
+        signal: undefined,
+        loaders: createLoaders({ identity, contentLibrary: undefined, close: async () => {} }, { log }),
+      }) as GatewayContext,
+  };
+}
+
+export const fakeInfo = {
+  path: { prev: undefined, key: 'auditEvents', typename: 'Query' },
+  fieldNodes: [],
+} as unknown as GraphQLResolveInfo;

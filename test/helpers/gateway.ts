@@ -1,0 +1,106 @@
+/**
+ * A gateway wired to a fresh simulator over real HTTP, driven in-process through yoga.fetch.
+ * Logs go to memory so tests can read them.
+ */
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js';
+import {
+  DEMO_CLIENT,
+  DEMO_USER,
+  startSimulator,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/simulator/index.js';
+import { createUpstreams } from '../../src/upstream/index.js';
+import type { Upstreams } from '../../src/upstream/types.js';
+import { createGateway, type GatewayYoga } from '../../src/yoga.js';
+
+export interface GraphQLResponse<TData = any> {
+  data?: TData | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } & Record<string, unknown> }[];
+}
+
+export interface TestGateway {
+  readonly sim: Simulator;
+  readonly yoga: GatewayYoga;
+  readonly config: Config;
+  readonly upstreams: Upstreams;
+  readonly metrics: GatewayMetrics;
+  /** Every log line written so far, parsed. */
+  logs(): Record<string, unknown>[];
+  /** Raw log text, for "no secret anywhere" assertions. */
+  logText(): string;
+  execute<TData = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<TData>>;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export class MemoryLog extends Writable {
+  readonly chunks: string[] = [];
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
+    this.chunks.push(chunk.toString());
+    done();
+  }
+  text() {
+    return this.chunks.join('');
+  }
+  lines(): Record<string, unknown>[] {
+    return this.text()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+export async function startTestGateway(
+  options: { simulator?: SimulatorOptions; env?: Record<string, string> } = {},
+): Promise<TestGateway> {
+  const sim = await startSimulator(options.simulator);
+  const config = loadConfig({
+    IDENTITY_BASE_URL: sim.url,
+    IDENTITY_CLIENT_ID: DEMO_CLIENT.id,
+    IDENTITY_CLIENT_SECRET: DEMO_CLIENT.secret,
+    CONTENT_LIBRARY_URL: sim.url,
+    CONTENT_LIBRARY_USERNAME: DEMO_USER.username,
+    CONTENT_LIBRARY_PASSWORD: DEMO_USER.password,
+    GATEWAY_ALLOW_ANONYMOUS: 'true',
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const memory = new MemoryLog();
+  const log = createLogger({ level: config.logLevel, destination: memory });
+  const metrics = createMetrics();
+  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
+  const yoga = createGateway({ config, upstreams, log, metrics });
+
+  const fetchPath = async (path: string, init?: RequestInit): Promise<Response> =>
+    yoga.fetch(new URL(path, 'http://gateway.test'), init ?? {});
+  return {
+    sim,
+    yoga,
+    config,
+    upstreams,
+    metrics,
+    logs: () => memory.lines(),
+    logText: () => memory.text(),
+    fetch: fetchPath,
+    async execute(query, variables, headers) {
+      const response = await fetchPath('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as GraphQLResponse;
+    },
+    async close() {
+      await upstreams.close();
+      await sim.close();
+    },
+  };
+}

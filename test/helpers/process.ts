@@ -1,0 +1,46 @@
+/** Runs the real entry point (src/index.ts) as a child process, as `npm start` does. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  /** Resolves with the listening URL once the ready line is logged. */
+  readonly ready: Promise<string>;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code. */
+  exited(): Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function runGateway(env: Record<string, string>): GatewayProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    cwd: new URL('../..', import.meta.url),
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Gateway ready at (http:\/\/[^/"]+)\/graphql/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    void exit.then((code) => reject(new Error(`gateway exited with ${code} before it was ready:\n${err}`)));
+  });
+  ready.catch(() => {});
+  return {
+    child,
+    ready,
+    stdout: () => out,
+    stderr: () => err,
+    exited: () => exit,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exit;
+    },
+  };
+}

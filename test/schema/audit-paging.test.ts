@@ -1,0 +1,200 @@
+/**
+ * auditEvents paging against the simulator over real HTTP: random filters and windows walked in
+ * both directions against the simulator's ground truth, stability while events arrive, the
+ * window-end search, and full 5000-row pages.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditRecordData } from '../../src/simulator/index.js';
+import { fetchPage, groundTruth, HOUR, sleep, type GqlFilter, type Page } from '../helpers/audit.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+/** Seeded events lie in the 72 h before this. */
+let anchor: number;
+
+beforeAll(async () => {
+  anchor = Date.now();
+  gw = await startTestGateway();
+});
+afterAll(() => gw?.close());
+
+const uuids = (page: Page) => page.edges.map((e) => e.node['uuid'] as string);
+const truthUuids = (records: AuditRecordData[]) => records.map((r) => r.uuid);
+
+const filterArb = fc
+  .record({
+    objectType: fc.constantFrom(undefined, 'LOGIN', 'LAUNCH', 'Group', 'AppEntitlement', 'User', 'DyrectorySyncProfile', 'NoSuchType'),
+    action: fc.constantFrom(undefined, undefined, 'CREATE', 'UPDATE', 'DELETE', 'LINK', 'UNLINK'),
+    // Where the window ends (hours before the anchor) and how long it is: small windows keep walks short.
+    endHoursAgo: fc.double({ min: 0, max: 71, noNaN: true }),
+    spanMinutes: fc.integer({ min: 0, max: 40 }),
+  })
+  .map(({ objectType, action, endHoursAgo, spanMinutes }): GqlFilter => {
+    const to = Math.round(anchor - endHoursAgo * HOUR);
+    const filter: GqlFilter = { from: new Date(to - spanMinutes * 60_000).toISOString(), to: new Date(to).toISOString() };
+    if (objectType) filter.objectType = objectType;
+    if (action) filter.action = action as GqlFilter['action'];
+    return filter;
+  });
+
+describe('auditEvents paging', () => {
+  it('walks forward to the end and backward to the start exactly as the ground truth', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        filterArb,
+        fc.integer({ min: 2, max: 25 }),
+        fc.integer({ min: 1, max: 25 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        async (filter, forwardSize, backwardSize, cutAt, repeatFilter) => {
+          const truth = truthUuids(groundTruth(gw, { from: filter.from!, to: filter.to! }, filter));
+
+          // Forward: first page with the filter, then its cursors (filter repeated or left out).
+          const seen: string[] = [];
+          const cursors: string[] = [];
+          let page = await fetchPage(gw, { first: forwardSize, filter });
+          for (let n = 0; ; n++) {
+            seen.push(...uuids(page));
+            cursors.push(...page.edges.map((e) => e.cursor));
+            expect(page.pageInfo.hasPreviousPage).toBe(n > 0);
+            expect(page.pageInfo.hasNextPage).toBe(seen.length < truth.length);
+            if (!page.pageInfo.hasNextPage) break;
+            expect(page.edges).toHaveLength(forwardSize);
+            page = await fetchPage(gw, { first: forwardSize, after: page.pageInfo.endCursor, filter: repeatFilter ? filter : undefined });
+          }
+          expect(seen).toEqual(truth);
+
+          // Backward from any cursor (or from the end of the window) to the start.
+          const cut = Math.min(truth.length, Math.floor(cutAt * (truth.length + 1)));
+          const back: string[] = [];
+          let before: string | null = cut < truth.length ? cursors[cut]! : null;
+          for (let n = 0; ; n++) {
+            page = await fetchPage(gw, { last: backwardSize, before, filter: before ? undefined : filter });
+            back.unshift(...uuids(page));
+            expect(page.pageInfo.hasPreviousPage).toBe(back.length < cut);
+            // A `before` record follows a backward page; the page found from the end has none.
+            expect(page.pageInfo.hasNextPage).toBe(cut < truth.length || n > 0);
+            if (!page.pageInfo.hasPreviousPage) break;
+            before = page.pageInfo.startCursor;
+          }
+          expect(back).toEqual(truth.slice(0, cut));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 60_000);
+
+  it('does not shift later pages when events arrive between pages', async () => {
+    const filter: GqlFilter = { from: new Date(anchor - HOUR / 2).toISOString() };
+    const first = await fetchPage(gw, { first: 10, filter });
+    const truth = truthUuids(groundTruth(gw, first.window, filter));
+    expect(first.window.to).toBe(new Date(Date.parse(first.window.to)).toISOString());
+    expect(truth.length).toBeGreaterThan(40);
+
+    await sleep(5); // new events are stamped after the pinned `to`
+    const inserted = gw.sim.control.insertEvents(25);
+    const seen = uuids(first);
+    let page = first;
+    while (page.pageInfo.hasNextPage) {
+      page = await fetchPage(gw, { first: 10, after: page.pageInfo.endCursor });
+      expect(page.window).toEqual(first.window);
+      seen.push(...uuids(page));
+    }
+    expect(seen).toEqual(truth);
+
+    // A new connection (no cursor) does see them.
+    const fresh = await fetchPage(gw, { first: 25, filter });
+    expect(uuids(fresh)).toEqual(inserted.map((r) => r.uuid));
+  });
+
+  it('returns the oldest records for `last` without `before`, in O(log n) upstream calls', async () => {
+    const filter: GqlFilter = { to: new Date(anchor).toISOString() };
+    const truth = truthUuids(groundTruth(gw, { from: new Date(anchor - 72 * HOUR).toISOString(), to: filter.to! }));
+    expect(truth.length).toBeGreaterThan(20_000);
+    gw.sim.control.resetCounters();
+    const page = await fetchPage(gw, { last: 10, filter });
+    const calls = gw.sim.control.counters().audit;
+    expect(uuids(page)).toEqual(truth.slice(-10));
+    expect(page.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    // 24,000 rows: 6 probe rounds of 4 one-row probes and one read; well under 2*log2(n).
+    expect(calls).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(truth.length)));
+
+    // And backward from there: the page before it.
+    const previous = await fetchPage(gw, { last: 10, before: page.pageInfo.startCursor });
+    expect(uuids(previous)).toEqual(truth.slice(-20, -10));
+    expect(previous.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
+  });
+});
+
+describe('one request', () => {
+  it('pins one window for every alias, so identical pages cost one upstream call', async () => {
+    gw.sim.control.resetCounters();
+    const response = await gw.execute(/* GraphQL */ `
+      {
+        a: auditEvents(first: 10) { window { to } edges { cursor } }
+        b: auditEvents(first: 10) { window { to } edges { cursor } }
+      }
+    `);
+    expect(response.errors).toBeUndefined();
+    expect(response.data.a).toEqual(response.data.b);
+    expect(gw.sim.control.counters().audit).toBe(1);
+  });
+});
+
+describe('5000-row pages', () => {
+  it('walks a 24,000-row window in full pages with exact hasNextPage', async () => {
+    const filter: GqlFilter = { to: new Date(anchor).toISOString(), from: new Date(anchor - 72 * HOUR).toISOString() };
+    const truth = truthUuids(groundTruth(gw, { from: filter.from!, to: filter.to! }));
+    const seen: string[] = [];
+    let page = await fetchPage(gw, { first: 5000, filter });
+    for (;;) {
+      seen.push(...uuids(page));
+      expect(page.pageInfo.hasNextPage).toBe(seen.length < truth.length);
+      if (!page.pageInfo.hasNextPage) break;
+      expect(page.edges).toHaveLength(5000);
+      page = await fetchPage(gw, { first: 5000, after: page.pageInfo.endCursor });
+    }
+    expect(seen).toEqual(truth);
+  }, 30_000);
+
+  it('answers hasNextPage false for a window of exactly 5000 rows', async () => {
+    const all = groundTruth(gw, { from: new Date(anchor - 72 * HOUR).toISOString(), to: new Date(anchor).toISOString() });
+    // The 5000th newest record, at a timestamp the 5001st does not share.
+    let i = 4999;
+    while (timestampOf(all[i]!) === timestampOf(all[i + 1]!)) i++;
+    const filter: GqlFilter = { from: new Date(timestampOf(all[i]!)).toISOString(), to: new Date(anchor).toISOString() };
+    const truth = truthUuids(groundTruth(gw, { from: filter.from!, to: filter.to! }));
+    const page = await fetchPage(gw, { first: truth.length, filter });
+    expect(truth.length).toBeLessThanOrEqual(5000);
+    expect(uuids(page)).toEqual(truth);
+    expect(page.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
+  });
+
+  it('issues the page and its look-ahead row concurrently', async () => {
+    const filter: GqlFilter = { to: new Date(anchor).toISOString() };
+    const timed = async () => {
+      gw.sim.control.resetCounters();
+      const started = performance.now();
+      const page = await fetchPage(gw, { first: 5000, filter });
+      const elapsed = performance.now() - started;
+      expect(page.edges).toHaveLength(5000);
+      expect(page.pageInfo.hasNextPage).toBe(true);
+      expect(gw.sim.control.counters().audit).toBe(2); // 5000 rows + the 1-row look-ahead
+      return elapsed;
+    };
+    const baseline = await timed(); // also gets the token
+    const latency = 600;
+    gw.sim.control.setLatency(latency, 'audit');
+    try {
+      // Two calls in parallel add one latency; one after the other would add two.
+      expect((await timed()) - baseline).toBeLessThan(1.5 * latency);
+    } finally {
+      gw.sim.control.setLatency(0, 'audit');
+    }
+  });
+});
+
+function timestampOf(record: AuditRecordData): number {
+  return record.timestamp ?? record.timeStamp ?? Number.NaN;
+}

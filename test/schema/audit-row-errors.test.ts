@@ -1,0 +1,31 @@
+/**
+ * useRowErrors on its own: a yoga with only this plugin over the project schema and an in-memory
+ * audit report. (The gateway's own wiring is covered by audit-errors.test.ts.)
+ */
+import { createYoga } from 'graphql-yoga';
+import { describe, expect, it } from 'vitest';
+import { useRowErrors } from '../../src/schema/audit-row-errors.js';
+import { schema } from '../../src/schema/index.js';
+import { fakeAudit } from '../helpers/audit-fake-upstream.js';
+
+describe('useRowErrors', () => {
+  it('appends the errors collected during execution to the result, with data kept', async () => {
+    const audit = fakeAudit(20, { unreadable: new Set([1, 2]) });
+    const yoga = createYoga({ schema, plugins: [useRowErrors()], context: () => audit.context(), logging: false });
+    const response = await yoga.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ page: auditEvents(first: 4) { edges { cursor } } }' }),
+    });
+    const body = await response.json();
+    expect(body.data.page.edges).toHaveLength(2);
+    expect(body.errors).toEqual([
+      expect.objectContaining({ message: 'Audit record at position 1 of the window could not be read.', path: ['page'] }),
+      expect.objectContaining({ message: 'Audit record at position 2 of the window could not be read.', path: ['page'] }),
+    ]);
+    expect(body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual([
+      'UPSTREAM_INVALID_RESPONSE',
+      'UPSTREAM_INVALID_RESPONSE',
+    ]);
+  });
+});

@@ -1,0 +1,156 @@
+/** The pure parts of auditEvents: cursor codec, argument checks, values readings. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BadUserInputError } from '../../src/errors.js';
+import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/schema/audit/cursor.js';
+import { parsePageRequest } from '../../src/schema/audit/page-request.js';
+import { authMethodLabels, booleanValue, stringValue } from '../../src/schema/audit/record-values.js';
+import type { AuditScope } from '../../src/schema/audit/scope.js';
+
+const HOUR = 3_600_000;
+const NOW = Date.UTC(2026, 10, 21, 10, 15, 30, 123);
+const scope: AuditScope = { fromMillis: NOW - 72 * HOUR, toMillis: NOW, pinnedAt: NOW, objectType: 'LOGIN', action: null };
+
+const badInput = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BadUserInputError);
+    return (error as Error).message;
+  }
+  throw new Error('expected BAD_USER_INPUT');
+};
+
+describe('cursor codec', () => {
+  it('round-trips offset and scope, and is opaque base64url', () => {
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 2 ** 40 }),
+        fc.integer({ min: 0, max: 10 * HOUR }),
+        fc.integer({ min: 0, max: 10 * HOUR }),
+        fc.option(fc.string({ minLength: 1, maxLength: 100 }), { nil: null }),
+        fc.constantFrom(null, 'Create', 'Update', 'Delete', 'Link', 'Unlink' as const),
+        (offset, span, lag, objectType, action) => {
+          const s: AuditScope = { fromMillis: NOW - span, toMillis: NOW, pinnedAt: NOW + lag, objectType, action };
+          const text = encodeCursor({ offset, scope: s });
+          expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+          expect(decodeCursor(text, 'after')).toEqual({ offset, scope: s });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('encodes a page of cursors like single cursors', () => {
+    const at = cursorEncoder(scope);
+    expect(at(41)).toBe(encodeCursor({ offset: 41, scope }));
+  });
+
+  it.each([
+    ['empty', ''],
+    ['not base64url', 'abc+/='],
+    ['not JSON', Buffer.from('[1,2').toString('base64url')],
+    ['wrong version', Buffer.from(`[2,0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
+    ['negative offset', Buffer.from(`[1,-1,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
+    ['fractional offset', Buffer.from(`[1,1.5,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
+    ['from after to', Buffer.from(`[1,0,${NOW + 1},${NOW},${NOW},null,null]`).toString('base64url')],
+    ['to after pin', Buffer.from(`[1,0,${NOW - 1},${NOW + 1},${NOW},null,null]`).toString('base64url')],
+    ['unknown action', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},null,"UPDATE"]`).toString('base64url')],
+    ['empty objectType', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},"",null]`).toString('base64url')],
+    ['extra element', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},null,null,0]`).toString('base64url')],
+    ['object', Buffer.from(`{"offset":0}`).toString('base64url')],
+    ['non-canonical JSON', Buffer.from(`[1, 0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
+    ['too long', 'A'.repeat(401)],
+  ])('rejects a malformed cursor: %s', (_name, text) => {
+    expect(badInput(() => decodeCursor(text, 'before'))).toContain('`before` is not a valid auditEvents cursor');
+  });
+});
+
+describe('page request', () => {
+  const cursor = (offset: number, s: AuditScope = scope) => encodeCursor({ offset, scope: s });
+
+  it('defaults: first 50, to = now (pinned), from = 72 h before to', () => {
+    expect(parsePageRequest({}, NOW)).toEqual({
+      scope: { fromMillis: NOW - 72 * HOUR, toMillis: NOW, pinnedAt: NOW, objectType: null, action: null },
+      lo: 0,
+      hi: undefined,
+      direction: 'forward',
+      size: 50,
+    });
+  });
+
+  it('caps `to` at the pin, so later events stay out of the window', () => {
+    const r = parsePageRequest({ filter: { to: new Date(NOW + HOUR) } }, NOW);
+    expect(r.scope.toMillis).toBe(NOW);
+    expect(r.scope.fromMillis).toBe(NOW - 72 * HOUR);
+  });
+
+  it('maps cursors to positions: after -> lo, before -> hi; before alone pages backward', () => {
+    expect(parsePageRequest({ after: cursor(9), first: 5 }, NOW + HOUR)).toMatchObject({ lo: 10, hi: undefined, direction: 'forward', size: 5 });
+    expect(parsePageRequest({ before: cursor(9) }, NOW)).toMatchObject({ lo: 0, hi: 9, direction: 'backward', size: 50 });
+    expect(parsePageRequest({ after: cursor(2), before: cursor(9), last: 3 }, NOW)).toMatchObject({ lo: 3, hi: 9, direction: 'backward' });
+  });
+
+  it('keeps the cursor scope (and its pin) on later pages, with the filter left out or repeated', () => {
+    const later = NOW + 5 * HOUR;
+    expect(parsePageRequest({ after: cursor(0) }, later).scope).toEqual(scope);
+    expect(parsePageRequest({ after: cursor(0), filter: { objectType: 'LOGIN' } }, later).scope).toEqual(scope);
+    expect(
+      parsePageRequest({ after: cursor(0), filter: { objectType: 'LOGIN', to: new Date(NOW), from: new Date(NOW - 72 * HOUR) } }, later).scope,
+    ).toEqual(scope);
+  });
+
+  it.each([
+    ['first with last', { first: 1, last: 1 }, 'not both'],
+    ['negative first', { first: -1 }, '`first` must be between 0 and 5000'],
+    ['too large first', { first: 5001 }, '`first` must be between 0 and 5000'],
+    ['negative last', { last: -3 }, '`last` must be between 0 and 5000'],
+    ['too large last', { last: 10_000 }, '`last` must be between 0 and 5000'],
+    ['from after to', { filter: { from: new Date(NOW), to: new Date(NOW - 1) } }, '`filter.from` is after `filter.to`'],
+    ['from in the future', { filter: { from: new Date(NOW + 1) } }, 'capped'],
+    ['empty objectType', { filter: { objectType: '' } }, 'objectType'],
+    ['malformed after', { after: 'nope!' }, '`after` is not a valid'],
+  ])('rejects %s', (_name, args, message) => {
+    expect(badInput(() => parsePageRequest(args, NOW))).toContain(message);
+  });
+
+  it('rejects a cursor used with a different filter', () => {
+    expect(badInput(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LAUNCH' } }, NOW))).toContain('different filter');
+    expect(badInput(() => parsePageRequest({ after: cursor(3), filter: {} }, NOW))).toContain('different filter');
+    expect(badInput(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LOGIN', action: 'Update' } }, NOW))).toContain(
+      'different filter',
+    );
+    expect(
+      badInput(() => parsePageRequest({ before: cursor(3), filter: { objectType: 'LOGIN', from: new Date(NOW - HOUR) } }, NOW)),
+    ).toContain('different filter');
+  });
+
+  it('rejects after/before from different connections or in the wrong order', () => {
+    const other = { ...scope, objectType: 'LAUNCH' };
+    expect(badInput(() => parsePageRequest({ after: cursor(1), before: cursor(5, other) }, NOW))).toContain('different auditEvents connections');
+    expect(badInput(() => parsePageRequest({ after: cursor(5), before: cursor(5) }, NOW))).toContain('newer record');
+  });
+});
+
+describe('values readings', () => {
+  it('splits authMethods on commas outside parentheses', () => {
+    expect(authMethodLabels('Password (Cloud Deployment), RSA SecurID (Token, PIN)')).toEqual([
+      'Password (Cloud Deployment)',
+      'RSA SecurID (Token, PIN)',
+    ]);
+    expect(authMethodLabels('Kerberos (Windows Integrated, IWA)')).toEqual(['Kerberos (Windows Integrated, IWA)']);
+    expect(authMethodLabels(' Verify ,, Password ')).toEqual(['Verify', 'Password']);
+    expect(authMethodLabels('')).toEqual([]);
+    expect(authMethodLabels(undefined)).toEqual([]);
+    expect(authMethodLabels(['Password'])).toEqual([]);
+  });
+
+  it('reads success as a boolean, strictly', () => {
+    expect([booleanValue('true'), booleanValue('false'), booleanValue(true), booleanValue(false)]).toEqual([true, false, true, false]);
+    expect([booleanValue('yes'), booleanValue(1), booleanValue(null), booleanValue(undefined)]).toEqual([null, null, null, null]);
+  });
+
+  it('reads strings only', () => {
+    expect([stringValue('a'), stringValue(1), stringValue(null), stringValue({})]).toEqual(['a', null, null, null]);
+  });
+});

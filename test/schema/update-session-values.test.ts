@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { BadUserInputError, UpstreamError } from '../../src/errors.js';
+import {
+  checksumAlgorithm,
+  requireSessionId,
+  transferSourceType,
+  transferStatus,
+  upstreamDateTime,
+  upstreamInt32,
+  upstreamSafeInt,
+  uriScheme,
+} from '../../src/schema/update-session-values.js';
+
+const invalidResponse = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).code).toBe('UPSTREAM_INVALID_RESPONSE');
+    return error as UpstreamError;
+  }
+  throw new Error('expected an UpstreamError');
+};
+
+describe('update session value mapping', () => {
+  it('reads the uri scheme of every supported kind of endpoint', () => {
+    expect(uriScheme('https://files.example.com/a.ova')).toBe('https');
+    expect(uriScheme('http://10.0.0.1:8080/x')).toBe('http');
+    expect(uriScheme('file:///tmp/a.iso')).toBe('file');
+    expect(uriScheme('ds:///vmfs/volumes/datastore1/iso/a b.iso')).toBe('ds');
+    expect(uriScheme('  HTTPS://HOST/X')).toBe('https');
+    expect(uriScheme('svn+ssh://h/x')).toBe('svn+ssh');
+  });
+
+  it('fails a uri without a scheme as an invalid upstream response', () => {
+    invalidResponse(() => uriScheme('/vmfs/volumes/a.iso'));
+    invalidResponse(() => uriScheme('://x'));
+  });
+
+  it('maps status, keeping unset as null and failing an unknown value without echoing it', () => {
+    expect(transferStatus('READY')).toBe('READY');
+    expect(transferStatus('transferring')).toBe('TRANSFERRING');
+    expect(transferStatus(undefined)).toBeNull();
+    expect(transferStatus(null)).toBeNull();
+    const error = invalidResponse(() => transferStatus('PAUSED'));
+    expect(error.message).not.toContain('PAUSED');
+    expect(error.detail).toMatchObject({ value: 'PAUSED' });
+  });
+
+  it('reads an unknown source type as NONE and says so', () => {
+    expect(transferSourceType('PUSH')).toEqual({ type: 'PUSH', known: true });
+    expect(transferSourceType('PULL')).toEqual({ type: 'PULL', known: true });
+    expect(transferSourceType('NONE')).toEqual({ type: 'NONE', known: true });
+    expect(transferSourceType('COPY')).toEqual({ type: 'NONE', known: false });
+  });
+
+  it('defaults the checksum algorithm to SHA1 and accepts spelled-out names', () => {
+    expect(checksumAlgorithm(undefined)).toBe('SHA1');
+    expect(checksumAlgorithm(null)).toBe('SHA1');
+    expect(checksumAlgorithm('')).toBe('SHA1');
+    expect(checksumAlgorithm('MD5')).toBe('MD5');
+    expect(checksumAlgorithm('SHA-256')).toBe('SHA256');
+    expect(checksumAlgorithm('sha512')).toBe('SHA512');
+    invalidResponse(() => checksumAlgorithm('SHA3_256'));
+  });
+
+  it('keeps numbers exact and in range', () => {
+    expect(upstreamSafeInt(2 ** 33 + 7)).toBe(8_589_934_599);
+    expect(upstreamSafeInt(null)).toBeNull();
+    invalidResponse(() => upstreamSafeInt(2 ** 53));
+    expect(upstreamInt32(2)).toBe(2);
+    invalidResponse(() => upstreamInt32(2 ** 31));
+  });
+
+  it('parses date-times and rejects garbage', () => {
+    expect(upstreamDateTime('2026-11-21T10:15:30+02:00')?.toISOString()).toBe('2026-11-21T08:15:30.000Z');
+    expect(upstreamDateTime(undefined)).toBeNull();
+    invalidResponse(() => upstreamDateTime('yesterday'));
+  });
+
+  it('refuses an empty or blank session id and passes others verbatim', () => {
+    expect(() => requireSessionId('', 'id')).toThrow(BadUserInputError);
+    expect(() => requireSessionId(' \t\n', 'id')).toThrow(BadUserInputError);
+    expect(() => requireSessionId(undefined, 'id')).toThrow(BadUserInputError);
+    expect(requireSessionId('abc:1', 'id')).toBe('abc:1');
+    expect(requireSessionId(42, 'id')).toBe('42');
+  });
+});

@@ -1,0 +1,166 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const QUERY = '{ auditEvents(first: 1) { edges { cursor } } }';
+const upstreamCalls = (gateway: TestGateway) => {
+  const c = gateway.sim.control.counters();
+  return c.token + c.audit + c.session + c.files;
+};
+
+describe('API keys', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ env: { GATEWAY_API_KEYS: 'key-alpha, key-beta', GATEWAY_ALLOW_ANONYMOUS: 'false' } });
+  });
+  afterAll(() => gateway.close());
+
+  it.each([
+    ['no key', {}],
+    ['a wrong key', { 'x-api-key': 'key-alph' }],
+    ['a longer wrong key', { 'x-api-key': 'key-alpha-and-more' }],
+  ])('answers 401 UNAUTHENTICATED to %s, and nothing reaches an upstream', async (_case, headers) => {
+    gateway.sim.control.resetCounters();
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as any;
+    expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(body.data ?? null).toBeNull();
+    expect(upstreamCalls(gateway)).toBe(0);
+  });
+
+  it('rejects an unauthenticated caller before parsing: even a broken document gets 401', async () => {
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ not graphql' }),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it('serves every valid key', async () => {
+    for (const key of ['key-alpha', 'key-beta']) {
+      const result = await gateway.execute(QUERY, undefined, { 'x-api-key': key });
+      expect(result.errors).toBeUndefined();
+      expect(result.data.auditEvents.edges).toHaveLength(1);
+    }
+  });
+
+  it('needs no key for the GraphiQL page, health, readiness and metrics', async () => {
+    const page = await gateway.fetch('/graphql', { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/graphiql/i);
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect((await gateway.fetch(path)).status).toBe(200);
+    }
+  });
+});
+
+/** A JWKS endpoint on loopback and tokens signed with its key. */
+class TestIssuer {
+  private readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  private server!: Server;
+  url = '';
+  async start() {
+    const jwk = { ...(this.keys.publicKey.export({ format: 'jwk' }) as object), kid: 'test-key', alg: 'RS256', use: 'sig' };
+    this.server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/.well-known/jwks.json`;
+  }
+  token(claims: Record<string, unknown>, key: KeyObject = this.keys.privateKey) {
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const body = `${encode({ alg: 'RS256', typ: 'JWT', kid: 'test-key' })}.${encode({ iat: now, exp: now + 300, ...claims })}`;
+    return `${body}.${sign('sha256', Buffer.from(body), key).toString('base64url')}`;
+  }
+  close() {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+describe('JWT callers (JWKS)', () => {
+  const issuer = new TestIssuer();
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    await issuer.start();
+    gateway = await startTestGateway({
+      env: {
+        GATEWAY_ALLOW_ANONYMOUS: 'false',
+        GATEWAY_JWT_JWKS_URL: issuer.url,
+        GATEWAY_JWT_ISSUER: 'https://issuer.test',
+        GATEWAY_JWT_AUDIENCE: 'gateway',
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await issuer.close();
+  });
+
+  const withToken = (token: string) => gateway.execute(QUERY, undefined, { authorization: `Bearer ${token}` });
+
+  it('admits a token signed by the JWKS key with the right issuer and audience', async () => {
+    const result = await withToken(issuer.token({ sub: 'user-1', iss: 'https://issuer.test', aud: 'gateway' }));
+    expect(result.errors).toBeUndefined();
+    expect(result.data.auditEvents.edges).toHaveLength(1);
+  });
+
+  it.each([
+    ['another audience', { sub: 'u', iss: 'https://issuer.test', aud: 'someone-else' }],
+    ['another issuer', { sub: 'u', iss: 'https://evil.test', aud: 'gateway' }],
+    ['an expired token', { sub: 'u', iss: 'https://issuer.test', aud: 'gateway', exp: Math.floor(Date.now() / 1000) - 60 }],
+  ])('rejects %s with 401 UNAUTHENTICATED', async (_case, claims) => {
+    gateway.sim.control.resetCounters();
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${issuer.token(claims)}` },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as any;
+    expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(upstreamCalls(gateway)).toBe(0);
+  });
+
+  it('rejects a token signed by another key', async () => {
+    const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${issuer.token({ sub: 'u', iss: 'https://issuer.test', aud: 'gateway' }, stranger)}`,
+      },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it('rejects a bearer value that is not a JWT with 401, not 400', async () => {
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer not-a-jwt' },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('rejects a caller with no token', async () => {
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    expect(response.status).toBe(401);
+  });
+});

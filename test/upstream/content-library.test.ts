@@ -1,0 +1,101 @@
+/** The content library: session login shared and renewed once, 404, no credentials, bad credentials. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/errors.js';
+import { findLeakedSecrets, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
+
+let harness: UpstreamHarness | undefined;
+afterEach(async () => {
+  if (harness) {
+    expect(findLeakedSecrets(harness)).toEqual([]);
+    await harness.close();
+  }
+  harness = undefined;
+});
+
+const sessionIds = (h: UpstreamHarness) => h.sim.control.sessions().map((s) => s.id);
+
+describe('content library', { timeout: 10_000 }, () => {
+  it('logs in once for many concurrent calls, and once again after the sessions expire', async () => {
+    harness = await startUpstreamHarness();
+    const { upstreams, sim, call } = harness;
+    const ids = sessionIds(harness);
+    const many = () =>
+      Promise.all(Array.from({ length: 60 }, (_, i) => upstreams.contentLibrary!.listUpdateSessionFiles(ids[i % ids.length]!, call)));
+
+    const lists = await many();
+    expect(lists.every(Array.isArray)).toBe(true);
+    expect(sim.control.counters()).toMatchObject({ session: 1, files: 60 });
+
+    sim.control.expireSessions();
+    sim.control.resetCounters();
+    await many();
+    const counters = sim.control.counters();
+    expect(counters.session).toBe(1);
+    expect(counters.unauthorized).toBeGreaterThan(0);
+    expect(counters.files).toBe(60 + counters.unauthorized);
+    expect(upstreams.stats().session).toEqual({ logins: 2, failures: 0 });
+    expect(harness.renewals.filter((r) => r.kind === 'session_login')).toHaveLength(2);
+  });
+
+  it('returns the files of a session as validated FileInfo', async () => {
+    harness = await startUpstreamHarness();
+    const lists = await Promise.all(
+      sessionIds(harness).map((id) => harness!.upstreams.contentLibrary!.listUpdateSessionFiles(id, harness!.call)),
+    );
+    const files = lists.flat();
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(typeof file.name).toBe('string');
+      expect(typeof file.source_type).toBe('string');
+    }
+    const line = harness.callLines('update-session-files').at(-1)!;
+    expect(line).toMatchObject({ upstream: 'content-library', status: 200, retries: 0 });
+    expect(line.path).not.toContain('?');
+  });
+
+  it('maps a 404 to NOT_FOUND naming the session', async () => {
+    harness = await startUpstreamHarness();
+    const error = await harness.upstreams
+      .contentLibrary!.listUpdateSessionFiles('no-such-session', harness.call)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({
+      code: 'NOT_FOUND',
+      service: 'content-library',
+      message: 'Update session no-such-session was not found.',
+    });
+  });
+
+  it('sends no session when no credentials are configured', async () => {
+    harness = await startUpstreamHarness({
+      simulator: { users: null },
+      env: { CONTENT_LIBRARY_USERNAME: undefined, CONTENT_LIBRARY_PASSWORD: undefined },
+    });
+    const id = sessionIds(harness)[0]!;
+    await harness.upstreams.contentLibrary!.listUpdateSessionFiles(id, harness.call);
+    expect(harness.sim.control.counters()).toMatchObject({ session: 0, files: 1 });
+    expect(harness.upstreams.stats().session).toBeUndefined();
+  });
+
+  it('fails with UPSTREAM_UNAUTHORIZED when the login is refused, and logs in again next time', async () => {
+    harness = await startUpstreamHarness();
+    const { upstreams, sim, call } = harness;
+    const id = sessionIds(harness)[0]!;
+    sim.control.failNext(1, 401, { route: 'session' });
+    const errors = await Promise.allSettled(
+      Array.from({ length: 10 }, () => upstreams.contentLibrary!.listUpdateSessionFiles(id, call)),
+    );
+    expect(errors.every((r) => r.status === 'rejected' && r.reason.code === 'UPSTREAM_UNAUTHORIZED')).toBe(true);
+    expect(sim.control.counters()).toMatchObject({ session: 1, files: 0 });
+    await expect(upstreams.contentLibrary!.listUpdateSessionFiles(id, call)).resolves.toBeDefined();
+    expect(sim.control.counters().session).toBe(2);
+  });
+
+  it('fails with UPSTREAM_UNAUTHORIZED on a wrong password', async () => {
+    harness = await startUpstreamHarness({ env: { CONTENT_LIBRARY_PASSWORD: 'not-the-password' } });
+    const id = sessionIds(harness)[0]!;
+    const error = await harness.upstreams.contentLibrary!.listUpdateSessionFiles(id, harness.call).catch((e) => e);
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAUTHORIZED', service: 'content-library' });
+    expect(error.message).not.toContain('not-the-password');
+  });
+});

@@ -1,0 +1,156 @@
+/** Retries, Retry-After, the one deadline per call, and answers that do not fit their schema. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUpstreams } from '../../src/upstream/index.js';
+import { findLeakedSecrets, fullWindow, startUpstreamHarness, timed, type UpstreamHarness } from '../helpers/upstream.js';
+
+const DEADLINE_MS = 1500;
+const MARGIN_MS = 500;
+
+let harness: UpstreamHarness;
+beforeAll(async () => {
+  harness = await startUpstreamHarness({ env: { UPSTREAM_TIMEOUT_MS: String(DEADLINE_MS) } });
+  // Warm the token so the tests below time the data call alone.
+  await harness.upstreams.identity!.auditReport(fullWindow(1), harness.call);
+});
+beforeEach(() => {
+  harness.sim.control.clearFaults();
+  harness.sim.control.resetCounters();
+});
+afterAll(async () => {
+  expect(findLeakedSecrets(harness)).toEqual([]);
+  await harness.close();
+});
+
+const audit = () => timed(harness.upstreams.identity!.auditReport(fullWindow(2), harness.call));
+
+describe('retries and deadline', { timeout: 10_000 }, () => {
+  it('retries 503 twice then succeeds, and counts the retries in the log line', async () => {
+    harness.sim.control.failNext(2, 503, { route: 'audit' });
+    const { value, error } = await audit();
+    expect(error).toBeUndefined();
+    expect(value!.rows).toHaveLength(2);
+    expect(harness.sim.control.counters().audit).toBe(3);
+
+    const line = harness.callLines('audit-report').at(-1)!;
+    expect(line).toMatchObject({
+      msg: 'upstream call',
+      requestId: 'req-test',
+      upstream: 'identity',
+      method: 'GET',
+      route: 'audit-report',
+      path: '/analytics/reports/audit/',
+      status: 200,
+      retries: 2,
+    });
+    expect(typeof line.durationMs).toBe('number');
+    expect(harness.calls.at(-1)).toMatchObject({ route: 'audit-report', status: 200, retries: 2, outcome: 'success' });
+  });
+
+  it.each([429, 502, 504])('retries %i', async (status) => {
+    harness.sim.control.failNext(1, status, { route: 'audit' });
+    const { error } = await audit();
+    expect(error).toBeUndefined();
+    expect(harness.sim.control.counters().audit).toBe(2);
+  });
+
+  it('does not retry a 500, and maps it to UPSTREAM_UNAVAILABLE', async () => {
+    harness.sim.control.failNext(1, 500, { route: 'audit' });
+    const { error } = await audit();
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(harness.sim.control.counters().audit).toBe(1);
+  });
+
+  it('gives up on a persistent 503 with UPSTREAM_UNAVAILABLE within the deadline', async () => {
+    harness.sim.control.failNext(1000, 503, { route: 'audit' });
+    const { error, ms } = await audit();
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', service: 'identity' });
+    expect(error.message).not.toMatch(/http|127\.0\.0\.1|analytics/i);
+    expect(ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+    expect(harness.sim.control.counters().audit).toBeGreaterThan(1);
+    expect(harness.callLines('audit-report').at(-1)).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 503 });
+  });
+
+  it('waits as long as Retry-After asks', async () => {
+    harness.sim.control.failNext(1, 503, { route: 'audit', retryAfterSeconds: 1 });
+    const { error, ms } = await audit();
+    expect(error).toBeUndefined();
+    expect(ms).toBeGreaterThanOrEqual(950);
+    expect(harness.sim.control.counters().audit).toBe(2);
+  });
+
+  it('fails at once when Retry-After asks for more than the deadline leaves', async () => {
+    harness.sim.control.failNext(1, 429, { route: 'audit', retryAfterSeconds: 30 });
+    const { error, ms } = await audit();
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(ms).toBeLessThan(500);
+    expect(harness.sim.control.counters().audit).toBe(1);
+  });
+
+  it('holds the deadline against a hung upstream', async () => {
+    harness.sim.control.setLatency(60_000, 'audit');
+    const { error, ms } = await audit();
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service did not answer in time.' });
+    expect(ms).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    expect(ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+  });
+
+  it('stops when the caller aborts', async () => {
+    harness.sim.control.setLatency(60_000, 'audit');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const { error, ms } = await timed(
+      harness.upstreams.identity!.auditReport(fullWindow(1), { ...harness.call, signal: controller.signal }),
+    );
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { failure: 'cancelled' } });
+    expect(ms).toBeLessThan(600);
+  });
+
+  it('maps a refused connection to UPSTREAM_UNAVAILABLE within the deadline', async () => {
+    const closed = { ...harness.config, identity: { ...harness.config.identity!, baseUrl: 'http://127.0.0.1:9' } };
+    const offline = createUpstreams(closed, harness.log);
+    try {
+      const { error, ms } = await timed(offline.identity!.auditReport(fullWindow(1), harness.call));
+      expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service could not be reached.' });
+      expect(ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+    } finally {
+      await offline.close();
+    }
+  });
+});
+
+describe('answers that do not fit', { timeout: 10_000 }, () => {
+  it('reports a body of the wrong shape as UPSTREAM_INVALID_RESPONSE, the zod issues in the log only', async () => {
+    harness.sim.control.malformNext('audit', 1, { kind: 'shape' });
+    const { error } = await audit();
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', service: 'identity' });
+    expect(error.message).toBe('The identity service answered with an unexpected response.');
+    expect(error.message).not.toMatch(/unexpected":|http|issue|header|data/);
+
+    const line = harness.callLines('audit-report').at(-1)!;
+    expect(line.code).toBe('UPSTREAM_INVALID_RESPONSE');
+    expect(line.err.detail.issues.length).toBeGreaterThan(0);
+    expect(line.err.detail.issues.map((i: { path: string }) => i.path)).toContain('header');
+  });
+
+  it('reports a truncated body as UPSTREAM_INVALID_RESPONSE', async () => {
+    harness.sim.control.malformNext('audit', 1, { kind: 'truncated' });
+    const { error } = await audit();
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { problem: 'body is not JSON' } });
+  });
+
+  it('reports a malformed file list as UPSTREAM_INVALID_RESPONSE', async () => {
+    const id = harness.sim.control.sessions()[0]!.id;
+    harness.sim.control.malformNext('files', 1, { kind: 'shape' });
+    const error = await harness.upstreams.contentLibrary!.listUpdateSessionFiles(id, harness.call).catch((e) => e);
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', service: 'content-library' });
+  });
+
+  it('reports a malformed token answer as UPSTREAM_INVALID_RESPONSE, and recovers', async () => {
+    const upstreams = harness.recreate();
+    harness.sim.control.malformNext('token', 1, { kind: 'shape' });
+    const error = await upstreams.identity!.auditReport(fullWindow(1), harness.call).catch((e) => e);
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
+    await expect(upstreams.identity!.auditReport(fullWindow(1), harness.call)).resolves.toBeDefined();
+    await upstreams.close();
+  });
+});
