@@ -5,6 +5,7 @@
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from './config.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
 import { GatewayError } from './errors.js';
@@ -115,6 +116,8 @@ export function createGateway({ config, upstreams, log, metrics, isReady = () =>
           exposedHeaders: ['x-request-id'],
         }
       : false,
+    // GraphiQL's assets are served by the gateway itself: it works without reaching a CDN.
+    renderGraphiQL,
     graphiql: {
       title: 'Identity & content library gateway',
       defaultTabs: exampleOperations.map((op) => ({

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, DEMO_USER, startSimulator, type Simulator } from '../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
+import { simulatorEnv } from './helpers/simulator-env.js';
 
 const running: GatewayProcess[] = [];
 const started = (env: Record<string, string>) => {
@@ -72,12 +73,7 @@ describe('graceful shutdown', () => {
   it('lets an in-flight request finish during SIGTERM, then exits 0', async () => {
     sim = await startSimulator();
     const gateway = started({
-      IDENTITY_BASE_URL: sim.url,
-      IDENTITY_CLIENT_ID: DEMO_CLIENT.id,
-      IDENTITY_CLIENT_SECRET: DEMO_CLIENT.secret,
-      CONTENT_LIBRARY_URL: sim.url,
-      CONTENT_LIBRARY_USERNAME: DEMO_USER.username,
-      CONTENT_LIBRARY_PASSWORD: DEMO_USER.password,
+      ...simulatorEnv(sim),
       GATEWAY_API_KEYS: 'test-key',
     });
     const url = await gateway.ready;

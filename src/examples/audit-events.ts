@@ -53,8 +53,8 @@ export const auditEventExamples: readonly ExampleOperation[] = [
         }
       }
     `,
-    // The last 24 hours as of loading this module; edit the times to look elsewhere.
-    variables: { from: new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString() },
+    // No window given: the default 72 hours up to now. Set from/to (ISO 8601) to look elsewhere.
+    variables: {},
   },
   {
     name: 'Group changes by action',
@@ -79,6 +79,6 @@ export const auditEventExamples: readonly ExampleOperation[] = [
         }
       }
     `,
-    variables: { action: "UPDATE", first: 20 },
+    variables: { action: 'UPDATE', first: 20 },
   },
 ];

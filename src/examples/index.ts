@@ -8,4 +8,13 @@ export interface ExampleOperation {
   readonly variables?: Record<string, unknown>;
 }
 
-export const exampleOperations: readonly ExampleOperation[] = [...auditEventExamples, ...updateSessionExamples];
+/** The examples are indented template literals; the editor should show them flush left. */
+function dedent(text: string): string {
+  const lines = text.replace(/^\s*\n/, '').trimEnd().split('\n');
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
+  return lines.map((l) => l.slice(indent)).join('\n');
+}
+
+export const exampleOperations: readonly ExampleOperation[] = [...auditEventExamples, ...updateSessionExamples].map(
+  (op) => ({ ...op, query: dedent(op.query) }),
+);

@@ -2,20 +2,17 @@
  * A gateway wired to a fresh simulator over real HTTP, driven in-process through yoga.fetch.
  * Logs go to memory so tests can read them.
  */
-import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js';
-import {
-  DEMO_CLIENT,
-  DEMO_USER,
-  startSimulator,
-  type Simulator,
-  type SimulatorOptions,
-} from '../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
 import { createGateway, type GatewayYoga } from '../../src/yoga.js';
+import { MemoryLog } from './memory-log.js';
+import { simulatorEnv } from './simulator-env.js';
+
+export { MemoryLog };
 
 export interface GraphQLResponse<TData = any> {
   data?: TData | null;
@@ -41,34 +38,12 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export class MemoryLog extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
-    this.chunks.push(chunk.toString());
-    done();
-  }
-  text() {
-    return this.chunks.join('');
-  }
-  lines(): Record<string, unknown>[] {
-    return this.text()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
-
 export async function startTestGateway(
   options: { simulator?: SimulatorOptions; env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator(options.simulator);
   const config = loadConfig({
-    IDENTITY_BASE_URL: sim.url,
-    IDENTITY_CLIENT_ID: DEMO_CLIENT.id,
-    IDENTITY_CLIENT_SECRET: DEMO_CLIENT.secret,
-    CONTENT_LIBRARY_URL: sim.url,
-    CONTENT_LIBRARY_USERNAME: DEMO_USER.username,
-    CONTENT_LIBRARY_PASSWORD: DEMO_USER.password,
+    ...simulatorEnv(sim),
     GATEWAY_ALLOW_ANONYMOUS: 'true',
     LOG_LEVEL: 'debug',
     ...options.env,

@@ -3,17 +3,10 @@
  * Logs go to memory; credentials seen on the wire are collected so tests can assert that
  * none of them ever reaches a log line.
  */
-import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import {
-  DEMO_CLIENT,
-  DEMO_USER,
-  startSimulator,
-  type Simulator,
-  type SimulatorOptions,
-} from '../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import {
   createUpstreams,
   type CredentialRenewalEvent,
@@ -22,23 +15,8 @@ import {
   type UpstreamOptions,
 } from '../../src/upstream/index.js';
 import type { CallOptions } from '../../src/upstream/types.js';
-
-export class MemoryLog extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
-    this.chunks.push(chunk.toString());
-    done();
-  }
-  text() {
-    return this.chunks.join('');
-  }
-  lines(): Record<string, any>[] {
-    return this.text()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, any>);
-  }
-}
+import { MemoryLog } from './memory-log.js';
+import { simulatorEnv } from './simulator-env.js';
 
 export interface UpstreamHarness {
   readonly sim: Simulator;
@@ -70,12 +48,7 @@ export const HOUR = 3_600_000;
 export async function startUpstreamHarness(options: HarnessOptions = {}): Promise<UpstreamHarness> {
   const sim = await startSimulator({ host: '127.0.0.1', eventCount: 400, ...options.simulator });
   const env: Record<string, string | undefined> = {
-    IDENTITY_BASE_URL: sim.url,
-    IDENTITY_CLIENT_ID: DEMO_CLIENT.id,
-    IDENTITY_CLIENT_SECRET: DEMO_CLIENT.secret,
-    CONTENT_LIBRARY_URL: sim.url,
-    CONTENT_LIBRARY_USERNAME: DEMO_USER.username,
-    CONTENT_LIBRARY_PASSWORD: DEMO_USER.password,
+    ...simulatorEnv(sim),
     GATEWAY_ALLOW_ANONYMOUS: 'true',
     UPSTREAM_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'debug',
