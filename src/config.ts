@@ -77,6 +77,10 @@ const environmentSchema = z.object({
   PERSISTED_OPERATIONS_FILE: text,
   PERSISTED_OPERATIONS_ONLY: flag,
   MAX_REQUEST_BYTES: integer(1024, 64 * 1024 * 1024, 256 * 1024),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
+  OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
+  AUDIT_CACHE_MAX_BYTES: integer(0, 16 * 1024 ** 3, 64 * 1024 * 1024),
+  AUDIT_CACHE_SETTLE_MS: integer(0, 86_400_000, 60_000),
   LOG_LEVEL: z.preprocess(
     unset,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -117,6 +121,12 @@ export interface Config {
   readonly introspection: boolean;
   readonly persistedOperations: { readonly file: string; readonly only: boolean } | undefined;
   readonly maxRequestBytes: number;
+  /** OpenTelemetry traces go to this OTLP/HTTP endpoint when set. */
+  readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
+  /** Bound of the closed-window audit page cache, in upstream body bytes; 0: no cache. */
+  readonly auditCacheMaxBytes: number;
+  /** A window counts as closed once its end is this long past (late-ingested events). */
+  readonly auditCacheSettleMs: number;
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMs: number;
   readonly logLevel: Environment['LOG_LEVEL'];
@@ -206,6 +216,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ? Object.freeze({ file: env.PERSISTED_OPERATIONS_FILE, only: env.PERSISTED_OPERATIONS_ONLY })
       : undefined,
     maxRequestBytes: env.MAX_REQUEST_BYTES,
+    tracing: env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? Object.freeze({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME })
+      : undefined,
+    auditCacheMaxBytes: env.AUDIT_CACHE_MAX_BYTES,
+    auditCacheSettleMs: env.AUDIT_CACHE_SETTLE_MS,
     logLevel: env.LOG_LEVEL,
   });
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
+import { createTracing } from './plugins/tracing.js';
 import { createUpstreams } from './upstream/index.js';
 import { createGateway } from './yoga.js';
 
@@ -37,7 +38,8 @@ async function main() {
   const metrics = createMetrics();
   const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
   let draining = false;
-  const yoga = createGateway({ config, upstreams, log, metrics, isReady: () => !draining });
+  const tracing = config.tracing ? createTracing(config.tracing) : undefined;
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining });
   const server = createServer(yoga);
   server.listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
@@ -54,6 +56,7 @@ async function main() {
     // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
     server.close(async () => {
       await upstreams.close();
+      await tracing?.shutdown();
       await closeSimulator();
       log.info('stopped');
       process.exit(0);

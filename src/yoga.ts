@@ -16,6 +16,7 @@ import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
+import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './schema/audit-row-errors.js';
 import { schema } from './schema/index.js';
 import type { Upstreams } from './upstream/types.js';
@@ -25,6 +26,7 @@ export interface GatewayOptions {
   readonly upstreams: Upstreams;
   readonly log: Logger;
   readonly metrics?: GatewayMetrics | undefined;
+  readonly tracing?: Tracing | undefined;
   /** false once the gateway starts draining: /readyz answers 503. */
   readonly isReady?: () => boolean;
 }
@@ -85,9 +87,10 @@ function useNoIntrospection(): Plugin {
   return { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
 }
 
-export function createGateway({ config, upstreams, log, metrics, isReady = () => true }: GatewayOptions): GatewayYoga {
+export function createGateway({ config, upstreams, log, metrics, tracing, isReady = () => true }: GatewayOptions): GatewayYoga {
   const plugins: Plugin[] = [
     useRequestId(),
+    ...(tracing ? [tracing.plugin()] : []),
     useBodyLimit(config.maxRequestBytes),
     useReadinessCheck({ endpoint: '/readyz', check: isReady }),
     ...(metrics ? [metrics.plugin()] : []),

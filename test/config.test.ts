@@ -26,6 +26,8 @@ describe('configuration', () => {
       port: 4000,
       host: '0.0.0.0',
       upstreamTimeoutMs: 10_000,
+      auditCacheMaxBytes: 64 * 1024 * 1024,
+      auditCacheSettleMs: 60_000,
       contentLibraryVendor: 'vmware',
       allowAnonymous: true,
       identity: undefined,
@@ -45,12 +47,16 @@ describe('configuration', () => {
       CONTENT_LIBRARY_USERNAME: 'reader',
       CONTENT_LIBRARY_PASSWORD: 'pw',
       UPSTREAM_TIMEOUT_MS: '2500',
+      AUDIT_CACHE_MAX_BYTES: '0',
+      AUDIT_CACHE_SETTLE_MS: '120000',
     });
     expect(config).toMatchObject({
       mode: 'upstream',
       port: 8080,
       host: '127.0.0.1',
       upstreamTimeoutMs: 2500,
+      auditCacheMaxBytes: 0,
+      auditCacheSettleMs: 120_000,
       apiKeys: ['key-one', 'key-two'],
       allowAnonymous: false,
       identity: { baseUrl: 'https://tenant.example.com', clientId: 'gateway', scope: 'admin' },
@@ -84,6 +90,19 @@ describe('configuration', () => {
     ['CONTENT_LIBRARY_PASSWORD', { CONTENT_LIBRARY_USERNAME: 'reader' }],
     ['CONTENT_LIBRARY_USERNAME', { CONTENT_LIBRARY_PASSWORD: 'pw' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }],
+    ['GATEWAY_JWT_JWKS_URL', { GATEWAY_JWT_JWKS_URL: 'jwks.json' }],
+    ['MAX_REQUEST_BYTES', { MAX_REQUEST_BYTES: '10' }],
+    ['GRAPHQL_INTROSPECTION', { GRAPHQL_INTROSPECTION: 'sometimes' }],
+    ['PERSISTED_OPERATIONS_FILE', { PERSISTED_OPERATIONS_ONLY: 'true' }],
+    ['SHUTDOWN_GRACE_MS', { SHUTDOWN_GRACE_MS: 'later' }],
+    ['AUDIT_CACHE_MAX_BYTES', { AUDIT_CACHE_MAX_BYTES: '-1' }],
+    ['AUDIT_CACHE_MAX_BYTES', { AUDIT_CACHE_MAX_BYTES: '64MB' }],
+    ['AUDIT_CACHE_MAX_BYTES', { AUDIT_CACHE_MAX_BYTES: '1.5' }],
+    ['AUDIT_CACHE_MAX_BYTES', { AUDIT_CACHE_MAX_BYTES: String(2 ** 40) }],
+    ['AUDIT_CACHE_SETTLE_MS', { AUDIT_CACHE_SETTLE_MS: 'a minute' }],
+    ['AUDIT_CACHE_SETTLE_MS', { AUDIT_CACHE_SETTLE_MS: '-60000' }],
+    ['AUDIT_CACHE_SETTLE_MS', { AUDIT_CACHE_SETTLE_MS: '86400001' }],
   ])('names %s when it is wrong', (variable, override) => {
     const problems = problemsOf({ ...upstream, ...override });
     expect(problems.some((p) => p.startsWith(`${variable}:`))).toBe(true);
@@ -110,6 +129,9 @@ describe('configuration', () => {
     const { GATEWAY_API_KEYS: _keys, ...noKeys } = upstream;
     expect(problemsOf(noKeys)).toEqual([expect.stringMatching(/^GATEWAY_API_KEYS: .*GATEWAY_ALLOW_ANONYMOUS=true/)]);
     expect(loadConfig({ ...noKeys, GATEWAY_ALLOW_ANONYMOUS: 'true' }).allowAnonymous).toBe(true);
+    expect(loadConfig({ ...noKeys, GATEWAY_JWT_JWKS_URL: 'https://issuer.example.com/jwks.json' }).jwt).toEqual({
+      jwksUrl: 'https://issuer.example.com/jwks.json',
+    });
   });
 
   it('never prints a secret, even when the variable around it is wrong', () => {

@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics at /metrics: GraphQL operations (the Yoga plugin), upstream calls by
- * service, route and status, and credential renewals. One registry per gateway instance.
+ * service, route and status, credential renewals and cache lookups. One registry per gateway instance.
  */
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
@@ -39,6 +39,12 @@ export function createMetrics(): GatewayMetrics {
     labelNames: ['service', 'kind', 'outcome'] as const,
     registers: [registry],
   });
+  const cacheLookups = new Counter({
+    name: 'gateway_cache_lookups_total',
+    help: 'Cache lookups by cache and outcome (hit, miss, bypass: not cacheable).',
+    labelNames: ['cache', 'outcome'] as const,
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -53,6 +59,9 @@ export function createMetrics(): GatewayMetrics {
       },
       onCredentialRenewal(event) {
         credentialRenewals.inc({ service: event.service, kind: event.kind, outcome: event.outcome });
+      },
+      onCacheLookup(event) {
+        cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
       },
     },
     plugin: () =>

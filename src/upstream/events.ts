@@ -25,9 +25,20 @@ export interface CredentialRenewalEvent {
   readonly durationMs: number;
 }
 
+export interface CacheLookupEvent {
+  /** A stable label: 'audit-report'. */
+  readonly cache: string;
+  /**
+   * hit: answered without an upstream call of its own (stored, or joined one in flight);
+   * miss: made the upstream call; bypass: not cacheable (the window is still open).
+   */
+  readonly outcome: 'hit' | 'miss' | 'bypass';
+}
+
 export interface UpstreamEvents {
   onUpstreamCall?(event: UpstreamCallEvent): void;
   onCredentialRenewal?(event: CredentialRenewalEvent): void;
+  onCacheLookup?(event: CacheLookupEvent): void;
 }
 
 export function emit<E>(hook: ((event: E) => void) | undefined, event: E): void {

@@ -58,6 +58,12 @@ export interface RequestCall {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** An answer with the byte length of the body it was read from (for caches bounded in bytes). */
+export interface MeasuredAnswer<T> {
+  readonly value: T;
+  readonly bodyBytes: number;
+}
+
 interface Progress {
   status: number | undefined;
   retries: number;
@@ -80,6 +86,11 @@ export class UpstreamHttp {
 
   /** Resolves with the validated answer or rejects with an UpstreamError, after logging one line. */
   async request<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<T> {
+    return (await this.measuredRequest(request, call)).value;
+  }
+
+  /** As request(), plus the byte length of the answer's body. */
+  async measuredRequest<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
@@ -105,11 +116,11 @@ export class UpstreamHttp {
       outcome,
     });
     try {
-      const value = await this.#exchange(request, call.log, deadline, progress);
+      const answer = await this.#exchange(request, call.log, deadline, progress);
       const fields = line();
       call.log.info(fields, 'upstream call');
       emit(this.#options.events?.onUpstreamCall, event(fields, 'success'));
-      return value;
+      return answer;
     } catch (caught) {
       const error = this.#asUpstreamError(caught, deadline, request.route);
       const fields = line();
@@ -124,7 +135,12 @@ export class UpstreamHttp {
   }
 
   /** Credentials, send (with transient retries), one renewal on 401, then read the answer. */
-  async #exchange<T>(request: UpstreamRequest<T>, log: Logger, deadline: Deadline, progress: Progress): Promise<T> {
+  async #exchange<T>(
+    request: UpstreamRequest<T>,
+    log: Logger,
+    deadline: Deadline,
+    progress: Progress,
+  ): Promise<MeasuredAnswer<T>> {
     const source = request.credentials;
     let lease: CredentialLease | undefined = source
       ? await untilAborted(source.acquire(deadline, log), deadline.signal)
@@ -183,7 +199,7 @@ export class UpstreamHttp {
     }
   }
 
-  async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData): Promise<T> {
+  async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData): Promise<MeasuredAnswer<T>> {
     const { statusCode } = response;
     if (statusCode < 200 || statusCode >= 300) {
       const upstreamError = await readErrorType(response.body);
@@ -210,7 +226,7 @@ export class UpstreamHttp {
         issues: summarizeIssues(parsed.error.issues),
       });
     }
-    return parsed.data;
+    return { value: parsed.data, bodyBytes: Buffer.byteLength(text, 'utf8') };
   }
 
   #pathWithQuery(request: UpstreamRequest<unknown>): string {

@@ -9,10 +9,11 @@ import { ContentLibraryClient } from './content-library/client.js';
 import { SessionManager, type SessionStats } from './content-library/session.js';
 import type { UpstreamEvents } from './events.js';
 import { UpstreamHttp } from './http.js';
+import { AuditPageCache, CachedIdentityApi, type AuditCacheStats } from './identity/audit-cache.js';
 import { IdentityClient } from './identity/client.js';
 import { TokenManager, type TokenStats } from './identity/token.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
-import type { Upstreams } from './types.js';
+import type { IdentityApi, Upstreams } from './types.js';
 
 export interface UpstreamOptions {
   /** Hooks for a metrics layer. */
@@ -29,12 +30,15 @@ export interface UpstreamOptions {
 export interface UpstreamStats {
   readonly token: TokenStats | undefined;
   readonly session: SessionStats | undefined;
+  /** undefined: no identity upstream, or AUDIT_CACHE_MAX_BYTES=0. */
+  readonly auditCache: AuditCacheStats | undefined;
 }
 
 export interface GatewayUpstreams extends Upstreams {
-  readonly identity: IdentityClient | undefined;
+  /** The identity client, behind the closed-window audit cache when that is on. */
+  readonly identity: IdentityApi | undefined;
   readonly contentLibrary: ContentLibraryClient | undefined;
-  /** Credential requests made so far (tests, diagnostics). */
+  /** Credential requests and audit cache use so far (tests, diagnostics). */
   stats(): UpstreamStats;
 }
 
@@ -73,11 +77,22 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
   const upstreamLog = log.child({ component: 'upstream' });
 
   let tokens: TokenManager | undefined;
-  let identity: IdentityClient | undefined;
+  let auditCache: AuditPageCache | undefined;
+  let identity: IdentityApi | undefined;
   if (config.identity) {
-    const http = httpFor('identity', config.identity.baseUrl);
+    const { baseUrl, clientId } = config.identity;
+    const http = httpFor('identity', baseUrl);
     tokens = new TokenManager({ http, config: config.identity, log: upstreamLog, events: options.events, now: options.now });
-    identity = new IdentityClient({ http, tokens });
+    const client = new IdentityClient({ http, tokens });
+    if (config.auditCacheMaxBytes > 0) {
+      // Wall clock, not options.now: a token test's jumps in time must not close audit windows.
+      auditCache = new AuditPageCache({
+        maxBytes: config.auditCacheMaxBytes,
+        settleMs: config.auditCacheSettleMs,
+        events: options.events,
+      });
+    }
+    identity = auditCache ? new CachedIdentityApi(client, auditCache, { baseUrl, clientId }) : client;
   }
 
   let sessions: SessionManager | undefined;
@@ -94,7 +109,7 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
   return {
     identity,
     contentLibrary,
-    stats: () => ({ token: tokens?.stats(), session: sessions?.stats() }),
+    stats: () => ({ token: tokens?.stats(), session: sessions?.stats(), auditCache: auditCache?.stats() }),
     close() {
       closing ??= Promise.all([...pools.values()].map((pool) => pool.close())).then(() => undefined);
       return closing;
@@ -102,7 +117,8 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
   };
 }
 
-export type { UpstreamCallEvent, CredentialRenewalEvent, UpstreamEvents } from './events.js';
+export type { UpstreamCallEvent, CredentialRenewalEvent, CacheLookupEvent, UpstreamEvents } from './events.js';
+export type { AuditCacheStats } from './identity/audit-cache.js';
 export type { RetryPolicy } from './retry.js';
 export type { TokenStats } from './identity/token.js';
 export type { SessionStats } from './content-library/session.js';

@@ -8,7 +8,7 @@ import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
-import { createGateway, type GatewayYoga } from '../../src/yoga.js';
+import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/yoga.js';
 import { MemoryLog } from './memory-log.js';
 import { simulatorEnv } from './simulator-env.js';
 
@@ -39,7 +39,11 @@ export interface TestGateway {
 }
 
 export async function startTestGateway(
-  options: { simulator?: SimulatorOptions; env?: Record<string, string> } = {},
+  options: {
+    simulator?: SimulatorOptions;
+    env?: Record<string, string>;
+    gateway?: Pick<GatewayOptions, 'tracing' | 'isReady'>;
+  } = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator(options.simulator);
   const config = loadConfig({
@@ -52,7 +56,7 @@ export async function startTestGateway(
   const log = createLogger({ level: config.logLevel, destination: memory });
   const metrics = createMetrics();
   const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
-  const yoga = createGateway({ config, upstreams, log, metrics });
+  const yoga = createGateway({ config, upstreams, log, metrics, ...options.gateway });
 
   const fetchPath = async (path: string, init?: RequestInit): Promise<Response> =>
     yoga.fetch(new URL(path, 'http://gateway.test'), init ?? {});

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createTracing } from '../../src/plugins/tracing.js';
 import { SESSION_IDS } from '../../src/simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -61,5 +63,43 @@ describe('observability', () => {
       });
       expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
+  });
+});
+
+describe('OpenTelemetry tracing', () => {
+  const exporter = new InMemorySpanExporter();
+  const tracing = createTracing({ serviceName: 'gateway-under-test', exporter });
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ gateway: { tracing } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await tracing.shutdown();
+  });
+
+  it('exports a span per operation, with its name and document but never its variables', async () => {
+    await gateway.execute('query TracedPage($n: Int) { auditEvents(first: $n) { edges { cursor } } }', { n: 2 });
+    const span = exporter.getFinishedSpans().find((s) => s.attributes['graphql.execute.operationName'] === 'TracedPage');
+    expect(span).toBeDefined();
+    expect(span!.attributes['graphql.execute.document']).toContain('auditEvents');
+    expect(span!.attributes['graphql.execute.variables']).toBeUndefined();
+    expect(span!.resource.attributes['service.name']).toBe('gateway-under-test');
+  });
+});
+
+describe('readiness', () => {
+  let ready = true;
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ gateway: { isReady: () => ready } });
+  });
+  afterAll(() => gateway.close());
+
+  it('answers /readyz 503 while draining, and /healthz 200 all along', async () => {
+    expect((await gateway.fetch('/readyz')).status).toBe(200);
+    ready = false;
+    expect((await gateway.fetch('/readyz')).status).toBe(503);
+    expect((await gateway.fetch('/healthz')).status).toBe(200);
   });
 });

@@ -10,6 +10,12 @@ export interface IdentityClientOptions {
   readonly tokens: TokenManager;
 }
 
+/** A page and the byte length of the upstream body it was read from (the audit cache's size). */
+export interface MeasuredAuditPage {
+  readonly page: AuditReportPage;
+  readonly bodyBytes: number;
+}
+
 export class IdentityClient implements IdentityApi {
   readonly #options: IdentityClientOptions;
 
@@ -18,8 +24,12 @@ export class IdentityClient implements IdentityApi {
   }
 
   async auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
+    return (await this.measuredAuditReport(query, call)).page;
+  }
+
+  async measuredAuditReport(query: AuditReportQuery, call: CallOptions): Promise<MeasuredAuditPage> {
     const { http, tokens } = this.#options;
-    const report = await http.request(
+    const { value: report, bodyBytes } = await http.measuredRequest(
       {
         route: 'audit-report',
         method: 'GET',
@@ -50,6 +60,6 @@ export class IdentityClient implements IdentityApi {
         'audit rows with unreadable records kept in place',
       );
     }
-    return { rows };
+    return { page: { rows }, bodyBytes };
   }
 }

@@ -1,0 +1,182 @@
+/**
+ * Audit report pages of closed windows, kept in memory across requests.
+ *
+ * - Closed: a page's window ends at `toMillis`, pinned in the cursor, and its rows are immutable,
+ *   so once no event can still arrive for the window the page cannot change. Real upstreams ingest
+ *   late (clock skew, ingestion lag), so a window counts as closed only once
+ *   `toMillis <= now - settleMs`. Other pages go upstream every time ('bypass').
+ * - TTL (10 min by default) as a second safety: an event ingested later than the settle time, or
+ *   a record corrected upstream, is served stale for at most that long.
+ * - Bounded in bytes: an entry weighs the byte length of the upstream body it was read from (the
+ *   parsed page takes the same order of heap); least recently used pages are evicted first, a page
+ *   larger than the whole bound is not kept.
+ * - Single flight: concurrent misses of one key share one upstream call, detached from the
+ *   callers' signals (bounded by the call's own deadline), so one caller going away does not fail
+ *   the others; each caller stops waiting on its own signal.
+ * - Errors are never kept. Pages with unreadable rows are kept as they are: that is what the
+ *   upstream answered, and the schema layer reports the rows to every caller anew.
+ *
+ * Pages are shared between requests: they are read-only (see the readonly types).
+ */
+import { LRUCache } from 'lru-cache';
+import { UpstreamError } from '../../errors.js';
+import { untilAborted } from '../deadline.js';
+import { errorForTransport } from '../error-mapping.js';
+import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';
+import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
+import type { MeasuredAuditPage } from './client.js';
+
+export const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
+
+const CACHE_LABEL = 'audit-report';
+
+export interface AuditPageCacheOptions {
+  /** Positive; a disabled cache is no cache (see createUpstreams). */
+  readonly maxBytes: number;
+  readonly settleMs: number;
+  readonly ttlMs?: number;
+  /** Wall clock in epoch ms, for the settle rule and the TTL; tests inject one. */
+  readonly now?: () => number;
+  readonly events?: UpstreamEvents;
+}
+
+export interface AuditCacheStats {
+  readonly entries: number;
+  /** Sum of the kept pages' body bytes; never above maxBytes. */
+  readonly bytes: number;
+  readonly maxBytes: number;
+  readonly hits: number;
+  readonly misses: number;
+  readonly bypasses: number;
+  readonly evictions: number;
+}
+
+/**
+ * Where a page came from and whose rights it was fetched with. Every caller of this gateway is
+ * served with its one service client, so any admitted caller could fetch the same page; keying by
+ * the client id keeps sharing safe should a later version fetch with per-caller credentials.
+ */
+export interface AuditPageOwner {
+  readonly baseUrl: string;
+  readonly clientId: string;
+}
+
+type Fetch = (call: CallOptions) => Promise<MeasuredAuditPage>;
+
+export class AuditPageCache {
+  readonly #lru: LRUCache<string, MeasuredAuditPage>;
+  readonly #inflight = new Map<string, Promise<MeasuredAuditPage>>();
+  readonly #options: AuditPageCacheOptions;
+  readonly #now: () => number;
+  readonly #counts = { hits: 0, misses: 0, bypasses: 0, evictions: 0 };
+
+  constructor(options: AuditPageCacheOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#lru = new LRUCache<string, MeasuredAuditPage>({
+      maxSize: options.maxBytes,
+      sizeCalculation: (entry) => Math.max(1, entry.bodyBytes),
+      ttl: options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS,
+      ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+      dispose: (_entry, _key, reason) => {
+        if (reason === 'evict') this.#counts.evictions++;
+      },
+    });
+  }
+
+  stats(): AuditCacheStats {
+    return {
+      entries: this.#lru.size,
+      bytes: this.#lru.calculatedSize,
+      maxBytes: this.#options.maxBytes,
+      ...this.#counts,
+    };
+  }
+
+  /** The page for `query`: from memory when its window is closed and it was read before, else from `fetch`. */
+  async read(owner: AuditPageOwner, query: AuditReportQuery, call: CallOptions, fetch: Fetch): Promise<AuditReportPage> {
+    if (query.toMillis > this.#now() - this.#options.settleMs) {
+      this.#lookup('bypass');
+      return (await fetch(call)).page;
+    }
+    const key = cacheKey(owner, query);
+    const kept = this.#lru.get(key);
+    if (kept) {
+      this.#lookup('hit');
+      call.log.debug({ cache: CACHE_LABEL, rows: kept.page.rows.length }, 'audit report page served from the cache');
+      return kept.page;
+    }
+    if (call.signal?.aborted) throw cancelled();
+    let flight = this.#inflight.get(key);
+    if (flight) {
+      this.#lookup('hit');
+      call.log.debug({ cache: CACHE_LABEL, joined: true }, 'audit report page: joined the upstream call in flight');
+    } else {
+      this.#lookup('miss');
+      flight = this.#fetchAndKeep(key, fetch, call);
+    }
+    return (await waitFor(flight, call)).page;
+  }
+
+  #fetchAndKeep(key: string, fetch: Fetch, call: CallOptions): Promise<MeasuredAuditPage> {
+    // Not tied to this caller's signal: others may join this very call.
+    const flight = fetch({ log: call.log })
+      .then((measured) => {
+        this.#lru.set(key, measured);
+        return measured;
+      })
+      .finally(() => this.#inflight.delete(key));
+    // Every waiter handles the rejection; this keeps one nobody waits for any more from going unhandled.
+    flight.catch(() => undefined);
+    this.#inflight.set(key, flight);
+    return flight;
+  }
+
+  #lookup(outcome: CacheLookupEvent['outcome']): void {
+    if (outcome === 'hit') this.#counts.hits++;
+    else if (outcome === 'miss') this.#counts.misses++;
+    else this.#counts.bypasses++;
+    emit(this.#options.events?.onCacheLookup, { cache: CACHE_LABEL, outcome });
+  }
+}
+
+/** The identity API with its audit report served through an AuditPageCache. */
+export class CachedIdentityApi implements IdentityApi {
+  constructor(
+    readonly source: { measuredAuditReport(query: AuditReportQuery, call: CallOptions): Promise<MeasuredAuditPage> },
+    readonly cache: AuditPageCache,
+    readonly owner: AuditPageOwner,
+  ) {}
+
+  auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
+    return this.cache.read(this.owner, query, call, (c) => this.source.measuredAuditReport(query, c));
+  }
+}
+
+/** Everything that determines the answer; JSON keeps free-text parts (objectType) unambiguous. */
+function cacheKey(owner: AuditPageOwner, q: AuditReportQuery): string {
+  return JSON.stringify([
+    owner.baseUrl,
+    owner.clientId,
+    q.fromMillis,
+    q.toMillis,
+    q.objectType ?? null,
+    q.action ?? null,
+    q.pageSize,
+    q.startIndex,
+  ]);
+}
+
+/** Waits for a shared call until this caller's own signal aborts, which ends as the direct call would. */
+async function waitFor<T>(flight: Promise<T>, call: CallOptions): Promise<T> {
+  if (!call.signal) return flight;
+  const signal = call.signal;
+  try {
+    return await untilAborted(flight, signal);
+  } catch (error) {
+    if (!(error instanceof UpstreamError) && signal.aborted) throw cancelled();
+    throw error;
+  }
+}
+
+const cancelled = () => errorForTransport('identity', 'cancelled', { route: CACHE_LABEL });
