@@ -1,0 +1,156 @@
+/**
+ * A fixed-concurrency load loop: `concurrency` workers each send one request, wait for its whole
+ * body and its parsing, record the latency, and send the next, for a fixed duration after a
+ * warm-up. The same loop drives the floor and the gateway, so both are measured the same way.
+ */
+
+/** One request: resolves once the answer is read, parsed and checked (with its body size); throws on a wrong answer. */
+export type Send = () => Promise<number>;
+
+export interface LoadOptions {
+  readonly concurrency: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+}
+
+export interface LoadResult {
+  readonly concurrency: number;
+  readonly durationMs: number;
+  /** Requests started in the measured window and completed without error. */
+  readonly requests: number;
+  readonly errors: number;
+  readonly firstError: string | undefined;
+  /** Error messages (first 120 characters) and how often each occurred, warm-up included. */
+  readonly errorKinds: Record<string, number>;
+  /** Every request sent, warm-up included (to relate upstream call counters to). */
+  readonly sent: number;
+  readonly rps: number;
+  readonly latencyMs: Percentiles;
+  readonly bytesPerResponse: number;
+}
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly mean: number;
+}
+
+/** Errors after which a phase stops early: the numbers would mean nothing. */
+const MAX_ERRORS = 100;
+
+const now = () => process.hrtime.bigint();
+
+/** Counts errors by message; remembers the first. */
+class ErrorTally {
+  count = 0;
+  first: string | undefined;
+  readonly kinds: Record<string, number> = {};
+
+  add(error: unknown): void {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 120);
+    this.count++;
+    this.first ??= message;
+    this.kinds[message] = (this.kinds[message] ?? 0) + 1;
+  }
+}
+
+/** Nearest-rank percentiles over every recorded latency (exact: the whole array is kept and sorted). */
+export function percentiles(latencies: readonly number[]): Percentiles {
+  const sorted = Float64Array.from(latencies).sort();
+  const n = sorted.length;
+  if (n === 0) return { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN, mean: Number.NaN };
+  const at = (p: number) => sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]!;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { p50: at(50), p90: at(90), p99: at(99), max: sorted[n - 1]!, mean: sum / n };
+}
+
+async function phase(send: Send, concurrency: number, durationMs: number, errors: ErrorTally) {
+  const latencies: number[] = [];
+  const errorsBefore = errors.count;
+  let bytes = 0;
+  const start = now();
+  const end = start + BigInt(Math.round(durationMs * 1e6));
+  let lastDone = start;
+  const worker = async () => {
+    while (now() < end && errors.count < MAX_ERRORS) {
+      const t0 = now();
+      try {
+        bytes += await send();
+        latencies.push(Number(now() - t0) / 1e6);
+      } catch (error) {
+        errors.add(error);
+      }
+      lastDone = now();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  // Requests started before `end` all count; the window closes when the last of them completes.
+  const elapsedMs = Number(lastDone - start) / 1e6;
+  return { latencies, errors: errors.count - errorsBefore, bytes, elapsedMs };
+}
+
+export async function runLoad(send: Send, options: LoadOptions): Promise<LoadResult> {
+  const errors = new ErrorTally();
+  const warmup = options.warmupMs > 0 ? await phase(send, options.concurrency, options.warmupMs, errors) : undefined;
+  const measured = await phase(send, options.concurrency, options.durationMs, errors);
+  const requests = measured.latencies.length;
+  return {
+    concurrency: options.concurrency,
+    durationMs: Math.round(measured.elapsedMs),
+    requests,
+    errors: errors.count,
+    firstError: errors.first,
+    errorKinds: errors.kinds,
+    sent: requests + measured.errors + (warmup ? warmup.latencies.length + warmup.errors : 0),
+    rps: requests / (measured.elapsedMs / 1000),
+    latencyMs: percentiles(measured.latencies),
+    bytesPerResponse: requests > 0 ? Math.round(measured.bytes / requests) : 0,
+  };
+}
+
+export interface WavesResult {
+  readonly waves: number;
+  readonly width: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly firstError: string | undefined;
+  readonly errorKinds: Record<string, number>;
+  /** Wall time of each wave (all of its requests at once, until the last completes). */
+  readonly waveMs: number[];
+  readonly latencyMs: Percentiles;
+}
+
+/** `waves` times: `width` requests at once, then wait for all of them. */
+export async function runWaves(send: Send, waves: number, width: number): Promise<WavesResult> {
+  const latencies: number[] = [];
+  const waveMs: number[] = [];
+  const errors = new ErrorTally();
+  for (let w = 0; w < waves; w++) {
+    const started = now();
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        const t0 = now();
+        try {
+          await send();
+          latencies.push(Number(now() - t0) / 1e6);
+        } catch (error) {
+          errors.add(error);
+        }
+      }),
+    );
+    waveMs.push(Math.round(Number(now() - started) / 1e6));
+  }
+  return {
+    waves,
+    width,
+    requests: latencies.length,
+    errors: errors.count,
+    firstError: errors.first,
+    errorKinds: errors.kinds,
+    waveMs,
+    latencyMs: percentiles(latencies),
+  };
+}

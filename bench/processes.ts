@@ -1,0 +1,211 @@
+/**
+ * The bench's child processes: the compiled gateway, the simulator. Every child is registered and
+ * killed when the bench exits, however it exits (normal end, error, Ctrl-C, SIGTERM); should the
+ * bench be SIGKILLed, the simulator sees its stdin close and the gateway its parent change
+ * (exit-with-parent.mjs), and both stop on their own.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { DEMO_CLIENT, DEMO_USER } from '../src/simulator/index.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const RESULTS = `${ROOT}bench/results`;
+/** The gateway compiled by tsc from src/, as `npm run build` does, but kept inside bench/results/. */
+const BUILD_DIR = `${RESULTS}/build`;
+
+const children = new Set<ChildProcess>();
+const killAll = () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+};
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping every child process\n`);
+    killAll();
+    process.exit(130);
+  });
+}
+
+export interface Child {
+  readonly name: string;
+  readonly pid: number;
+  /** The last 64 KB of stdout + stderr, for error messages. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => void): Child & { readonly exit: Promise<number | null>; readonly process: ChildProcess } {
+  // stdin is a pipe the child may watch: it closes when the bench dies, even by SIGKILL.
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  let partial = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-65_536);
+  };
+  // Always drained: a full pipe would block the child's logger.
+  child.stdout!.on('data', (chunk: Buffer) => {
+    keep(chunk);
+    if (!onLine) return;
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) onLine(line);
+  });
+  child.stderr!.on('data', keep);
+  const exit = once(child, 'exit').then(([code]) => {
+    children.delete(child);
+    return code as number | null;
+  });
+  return {
+    name,
+    pid: child.pid!,
+    process: child,
+    exit,
+    output: () => output,
+    async stop(graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return exit;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const code = await exit;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export interface SimulatorChild extends Child {
+  readonly url: string;
+  /** Date.now() in the simulator just before it generated its seed data. */
+  readonly startedAt: number;
+}
+
+export async function startSimulatorProcess(seed: number): Promise<SimulatorChild> {
+  let ready: (value: { url: string; startedAt: number }) => void;
+  const announced = new Promise<{ url: string; startedAt: number }>((resolve) => (ready = resolve));
+  const child = startChild(
+    'simulator',
+    ['--import', 'tsx', 'bench/simulator-process.ts'],
+    { PATH: process.env.PATH ?? '', BENCH_SIMULATOR_SEED: String(seed), NODE_ENV: 'production' },
+    (line) => {
+      if (line.startsWith('{')) ready(JSON.parse(line) as { url: string; startedAt: number });
+    },
+  );
+  const info = await Promise.race([
+    announced,
+    child.exit.then((code) => Promise.reject(new Error(`simulator exited with ${code}:\n${child.output()}`))),
+  ]);
+  return { ...child, ...info };
+}
+
+/** Compiles src/ with tsconfig.build.json into bench/results/build. Returns the type errors, if any. */
+export async function buildGateway(): Promise<string | undefined> {
+  rmSync(BUILD_DIR, { recursive: true, force: true });
+  const tsc = spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(tsc);
+  let out = '';
+  tsc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  tsc.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const [code] = await once(tsc, 'exit');
+  children.delete(tsc);
+  // tsc emits despite type errors; only a missing entry point is fatal.
+  if (!existsSync(`${BUILD_DIR}/index.js`)) throw new Error(`tsc produced no ${BUILD_DIR}/index.js:\n${out}`);
+  return code === 0 ? undefined : out.trim();
+}
+
+export interface GatewayOptions {
+  readonly simulatorUrl: string;
+  /** Extra variables (AUDIT_CACHE_MAX_BYTES ...). */
+  readonly env?: Record<string, string>;
+  /** Run src/index.ts through tsx instead of the compiled build. */
+  readonly tsx?: boolean;
+  /** Extra node flags (--cpu-prof ...). */
+  readonly nodeArgs?: readonly string[];
+}
+
+export interface GatewayChild extends Child {
+  readonly url: string;
+}
+
+export const API_KEY = 'bench-key';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The real entry point in upstream mode against the simulator. LOG_LEVEL=warn hides the ready
+ * line (info), so readiness is polled on /readyz.
+ */
+export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
+  const port = await freePort();
+  const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [`${BUILD_DIR}/index.js`];
+  const watch = ['--import', './bench/exit-with-parent.mjs'];
+  const child = startChild('gateway', [...watch, ...(options.nodeArgs ?? []), ...entry], {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    IDENTITY_BASE_URL: options.simulatorUrl,
+    IDENTITY_CLIENT_ID: DEMO_CLIENT.id,
+    IDENTITY_CLIENT_SECRET: DEMO_CLIENT.secret,
+    CONTENT_LIBRARY_URL: options.simulatorUrl,
+    CONTENT_LIBRARY_USERNAME: DEMO_USER.username,
+    CONTENT_LIBRARY_PASSWORD: DEMO_USER.password,
+    GATEWAY_API_KEYS: API_KEY,
+    LOG_LEVEL: 'warn',
+    SHUTDOWN_GRACE_MS: '5000',
+    ...options.env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.process.exitCode !== null) throw new Error(`gateway exited with ${child.process.exitCode}:\n${child.output()}`);
+    if (Date.now() > deadline) throw new Error(`gateway not ready within 60 s:\n${child.output()}`);
+    const ok = await request(`${url}/readyz`).then(
+      async (res) => (await res.body.dump(), res.statusCode === 200),
+      () => false,
+    );
+    if (ok) return { ...child, url };
+    await sleep(100);
+  }
+}
+
+/** kB fields of /proc/<pid>/status, in MB; undefined off Linux. */
+export function memoryOf(pid: number): { rssMB: number; peakMB: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+    return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets VmHWM to the current RSS (Linux `clear_refs` 5), so the next peak is the next phase's. */
+export function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function ensureDir(path: string): string {
+  mkdirSync(path, { recursive: true });
+  return path;
+}

@@ -1,0 +1,171 @@
+/** The bench's results: the targets, the printed table and bench/results/latest.json. */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import type { LoadResult, WavesResult } from './load.js';
+import { ensureDir, RESULTS } from './processes.js';
+import type { Window } from './scenarios.js';
+
+export interface PairResult {
+  readonly rows: number;
+  readonly floor: LoadResult;
+  readonly gateway: LoadResult;
+  /** Audit report calls the gateway made upstream per GraphQL request. */
+  readonly upstreamCallsPerRequest: number;
+  /** gateway rps / floor rps */
+  readonly throughputRatio: number;
+  /** gateway p50 / floor p50 */
+  readonly latencyRatio: number;
+}
+
+export interface MemoryResult extends WavesResult {
+  /** RSS of the fresh gateway process before the first wave. */
+  readonly rssBeforeMB: number;
+  readonly peakRssMB: number;
+  /** VmHWM after a clear_refs reset, or the highest VmRSS polled every 100 ms. */
+  readonly peakMethod: 'VmHWM' | 'VmRSS poll';
+  readonly polledMaxRssMB: number;
+}
+
+export type CacheResult =
+  | { readonly skipped: string }
+  | {
+      readonly rows: number;
+      readonly cacheMaxBytes: string;
+      readonly withCache: LoadResult;
+      readonly withoutCache: LoadResult;
+      readonly upstreamCallsPerRequest: number;
+      readonly speedup: number;
+      readonly p50Ratio: number;
+    };
+
+export interface Target {
+  readonly name: string;
+  readonly goal: string;
+  readonly measured: string;
+  readonly verdict: 'PASS' | 'MISS' | 'N/A';
+}
+
+export interface BenchResults {
+  readonly date: string;
+  readonly machine: Record<string, string | number>;
+  readonly options: Record<string, unknown>;
+  readonly window: Window & { from: string; to: string };
+  readonly pairs: PairResult[];
+  /** The main gateway's VmHWM after the fixed-concurrency scenarios. */
+  readonly gatewayPeakRssUnderLoadMB: number | undefined;
+  readonly memory: MemoryResult | undefined;
+  readonly cache: CacheResult;
+  /** Token endpoint calls per gateway process, from the simulator's counters. */
+  readonly tokens: Record<string, { token: number; byGrant: Record<string, number> }>;
+  readonly targets: Target[];
+}
+
+export function machine(): Record<string, string | number> {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    totalMemoryMB: Math.round(os.totalmem() / 2 ** 20),
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+export function targets(pairs: readonly PairResult[], memory: MemoryResult | undefined): Target[] {
+  const pair = (rows: number) => pairs.find((p) => p.rows === rows);
+  const verdict = (ok: boolean | undefined): Target['verdict'] => (ok === undefined ? 'N/A' : ok ? 'PASS' : 'MISS');
+  const clean = (p: PairResult | undefined) => p && p.floor.errors === 0 && p.gateway.errors === 0;
+  const p20 = pair(20);
+  const p5000 = pair(5000);
+  return [
+    {
+      name: 'throughput, 20-row pages',
+      goal: 'gateway rps >= 0.5 x floor',
+      measured: p20 ? `${p20.throughputRatio.toFixed(2)} x` : 'not run',
+      verdict: verdict(p20 && clean(p20) && p20.throughputRatio >= 0.5),
+    },
+    {
+      name: 'p50 latency, 5000-row pages',
+      goal: 'gateway p50 <= 1.5 x floor',
+      measured: p5000 ? `${p5000.latencyRatio.toFixed(2)} x` : 'not run',
+      verdict: verdict(p5000 && clean(p5000) && p5000.latencyRatio <= 1.5),
+    },
+    {
+      name: 'peak RSS, 50 concurrent 5000-row queries',
+      goal: '< 300 MB',
+      measured: memory ? `${memory.peakRssMB.toFixed(0)} MB` : 'not run',
+      verdict: verdict(memory && memory.errors === 0 && memory.peakRssMB < 300),
+    },
+  ];
+}
+
+const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function formatResults(r: BenchResults): string {
+  const out: string[] = [];
+  out.push(`machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.totalMemoryMB} MB, node ${r.machine.node}`);
+  out.push(`window: ${r.window.from} .. ${r.window.to} (closed, same for floor and gateway)\n`);
+  out.push(
+    table(
+      ['rows', 'conc', 'floor rps', 'gw rps', 'rps ratio', 'floor p50', 'gw p50', 'p50 ratio', 'floor p99', 'gw p99', 'upstream calls/req', 'errors f/g'],
+      r.pairs.map((p) => [
+        String(p.rows),
+        String(p.gateway.concurrency),
+        f(p.floor.rps),
+        f(p.gateway.rps),
+        `${f(p.throughputRatio, 2)}x`,
+        `${f(p.floor.latencyMs.p50)} ms`,
+        `${f(p.gateway.latencyMs.p50)} ms`,
+        `${f(p.latencyRatio, 2)}x`,
+        `${f(p.floor.latencyMs.p99)} ms`,
+        `${f(p.gateway.latencyMs.p99)} ms`,
+        f(p.upstreamCallsPerRequest, 2),
+        `${p.floor.errors}/${p.gateway.errors}`,
+      ]),
+    ),
+  );
+  if (r.gatewayPeakRssUnderLoadMB !== undefined) out.push(`\ngateway peak RSS during the scenarios above: ${f(r.gatewayPeakRssUnderLoadMB, 0)} MB`);
+  const m = r.memory;
+  if (m) {
+    out.push(
+      `memory: ${m.waves} waves of ${m.width} concurrent 5000-row queries: peak RSS ${f(m.peakRssMB, 0)} MB (${m.peakMethod}; ` +
+        `fresh process, RSS at start ${f(m.rssBeforeMB, 0)} MB), waves ${m.waveMs.join(' / ')} ms, p50 ${f(m.latencyMs.p50)} ms, errors ${m.errors}`,
+    );
+  }
+  const c = r.cache;
+  if ('skipped' in c) out.push(`cache: skipped (${c.skipped})`);
+  else {
+    out.push(
+      `cache (AUDIT_CACHE_MAX_BYTES=${c.cacheMaxBytes}), ${c.rows} rows, closed window: ${f(c.withoutCache.rps)} -> ${f(c.withCache.rps)} rps ` +
+        `(${f(c.speedup, 2)}x), p50 ${f(c.withoutCache.latencyMs.p50)} -> ${f(c.withCache.latencyMs.p50)} ms, ` +
+        `p99 ${f(c.withoutCache.latencyMs.p99)} -> ${f(c.withCache.latencyMs.p99)} ms, upstream calls/req ${f(c.upstreamCallsPerRequest, 3)}, errors ${c.withCache.errors}`,
+    );
+  }
+  out.push(
+    `token requests per gateway process: ${Object.entries(r.tokens)
+      .map(([name, t]) => `${name} ${t.token} (${Object.entries(t.byGrant).map(([g, n]) => `${g} ${n}`).join(', ') || 'none'})`)
+      .join('; ')}\n`,
+  );
+  out.push(table(['target', 'goal', 'measured', 'verdict'], r.targets.map((t) => [t.name, t.goal, t.measured, t.verdict])));
+  const runs: [string, { errorKinds: Record<string, number> }][] = [
+    ...r.pairs.flatMap((p): [string, LoadResult][] => [[`${p.rows} rows floor`, p.floor], [`${p.rows} rows gateway`, p.gateway]]),
+    ...(m ? [['memory', m] as [string, MemoryResult]] : []),
+    ...('skipped' in c ? [] : [['cache', c.withCache] as [string, LoadResult]]),
+  ];
+  for (const [name, run] of runs) {
+    const kinds = Object.entries(run.errorKinds);
+    if (kinds.length) out.push(`\nerrors in ${name}: ${kinds.map(([message, n]) => `${n} x "${message}"`).join('; ')}`);
+  }
+  return out.join('\n');
+}
+
+export function writeResults(r: BenchResults, name = 'latest.json'): string {
+  const path = `${ensureDir(RESULTS)}/${name}`;
+  writeFileSync(path, `${JSON.stringify(r, null, 2)}\n`);
+  return path;
+}

@@ -1,0 +1,240 @@
+/**
+ * `npm run bench [-- --quick | --profile[=rows] | --tsx]`: the gateway against its floor (a hand-written
+ * undici client of the same upstream), on the same seeded data and the same pinned window.
+ * See README "Performance" and the report printed at the end (also bench/results/latest.json).
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { Pool } from 'undici';
+import { DEMO_CLIENT } from '../src/simulator/index.js';
+import { runLoad, runWaves, type LoadOptions } from './load.js';
+import { buildGateway, ensureDir, memoryOf, resetPeak, RESULTS, ROOT, startGateway, startSimulatorProcess, type GatewayChild } from './processes.js';
+import { summarizeProfile } from './profile-top.js';
+import { formatResults, machine, targets, writeResults, type BenchResults, type CacheResult, type MemoryResult, type PairResult } from './report.js';
+import { checkSameRows, fetchToken, floorSend, gatewaySend, keepAlivePool, pinnedWindow, simulatorCounters, windowHasRows, type Window } from './scenarios.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const tsx = args.includes('--tsx');
+/** `--profile` (5000-row pages) or `--profile=<rows>`. */
+const profileArg = args.find((a) => a === '--profile' || a.startsWith('--profile='));
+const profileRows = profileArg ? Number(profileArg.split('=')[1] ?? 5000) : undefined;
+for (const arg of args) {
+  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg) throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx)`);
+}
+if (profileRows !== undefined && !(Number.isInteger(profileRows) && profileRows >= 1 && profileRows <= 5000)) {
+  throw new Error('--profile=<rows>: rows from 1 to 5000');
+}
+
+const SEED = 1;
+const SIZES = quick ? [20, 5000] : [20, 500, 5000];
+/** 10 keeps both sides busy on small pages; 5000-row pages are CPU-bound, 4 keeps latency meaningful. */
+const concurrencyFor = (rows: number) => (rows >= 5000 ? 4 : 10);
+const TIMING = quick ? { warmupMs: 1000, durationMs: 2000 } : { warmupMs: 2000, durationMs: 8000 };
+/** 50 concurrent full pages; the smoke run does one wave. */
+const MEMORY = { waves: quick ? 1 : 3, width: 50, rows: 5000 };
+/** The main gateway never caches, so it is compared with the floor on equal terms. */
+const NO_CACHE = { AUDIT_CACHE_MAX_BYTES: '0' };
+
+const log = (text: string) => process.stdout.write(`${text}\n`);
+const load = (rows: number): LoadOptions => ({ concurrency: concurrencyFor(rows), ...TIMING });
+
+/** The audit page cache is measured when this checkout has it (its variable is configurable). */
+function cacheVariableExists(): boolean {
+  return readFileSync(`${ROOT}src/config.ts`, 'utf8').includes('AUDIT_CACHE_MAX_BYTES');
+}
+
+/** The gateway's warnings (the tail of its output), next to the results. */
+function saveLog(name: string, text: string): void {
+  writeFileSync(`${ensureDir(RESULTS)}/${name}`, text);
+}
+
+async function auditCallsDuring<T>(simulatorUrl: string, work: () => Promise<T>): Promise<{ value: T; calls: number }> {
+  const before = await simulatorCounters(simulatorUrl);
+  const value = await work();
+  const after = await simulatorCounters(simulatorUrl);
+  return { value, calls: after.audit - before.audit };
+}
+
+async function tokensDuring(simulatorUrl: string, work: () => Promise<void>) {
+  const before = await simulatorCounters(simulatorUrl);
+  await work();
+  const after = await simulatorCounters(simulatorUrl);
+  const byGrant: Record<string, number> = {};
+  for (const [grant, n] of Object.entries(after.tokenByGrant)) {
+    const diff = n - (before.tokenByGrant[grant] ?? 0);
+    if (diff) byGrant[grant] = diff;
+  }
+  return { token: after.token - before.token, byGrant };
+}
+
+async function gatewayLoad(simulatorUrl: string, pool: Pool, rows: number, window: Window) {
+  const { value, calls } = await auditCallsDuring(simulatorUrl, () => runLoad(gatewaySend(pool, rows, window), load(rows)));
+  return { result: value, callsPerRequest: calls / value.sent };
+}
+
+async function memoryScenario(gateway: GatewayChild, window: Window): Promise<MemoryResult> {
+  const pool = keepAlivePool(gateway.url, MEMORY.width);
+  const before = memoryOf(gateway.pid);
+  const reset = resetPeak(gateway.pid);
+  let polledMax = before?.rssMB ?? 0;
+  const poll = setInterval(() => (polledMax = Math.max(polledMax, memoryOf(gateway.pid)?.rssMB ?? 0)), 100);
+  const waves = await runWaves(gatewaySend(pool, MEMORY.rows, window), MEMORY.waves, MEMORY.width);
+  clearInterval(poll);
+  const after = memoryOf(gateway.pid);
+  polledMax = Math.max(polledMax, after?.rssMB ?? 0);
+  await pool.close();
+  return {
+    ...waves,
+    rssBeforeMB: before?.rssMB ?? Number.NaN,
+    peakRssMB: reset && after ? after.peakMB : polledMax,
+    peakMethod: reset && after ? 'VmHWM' : 'VmRSS poll',
+    polledMaxRssMB: polledMax,
+  };
+}
+
+async function prepare() {
+  if (tsx) log('gateway: src/index.ts through tsx (--tsx)');
+  else {
+    log('building the gateway (tsc -p tsconfig.build.json -> bench/results/build) ...');
+    const typeErrors = await buildGateway();
+    if (typeErrors) log(`WARNING: tsc reported errors (emitted anyway):\n${typeErrors.split('\n').slice(0, 10).join('\n')}`);
+  }
+  const simulator = await startSimulatorProcess(SEED);
+  const window = pinnedWindow(simulator.startedAt);
+  log(`simulator ${simulator.url} (pid ${simulator.pid}, seed ${SEED}); window ${new Date(window.fromMillis).toISOString()} .. ${new Date(window.toMillis).toISOString()}`);
+  return { simulator, window };
+}
+
+async function profileRun(rows: number): Promise<void> {
+  const { simulator, window } = await prepare();
+  const dir = ensureDir(`${RESULTS}/profiles`);
+  const started = Date.now();
+  const gateway = await startGateway({ simulatorUrl: simulator.url, env: NO_CACHE, tsx, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  const pool = keepAlivePool(gateway.url, concurrencyFor(rows));
+  log(`profiling the gateway (pid ${gateway.pid}): ${rows}-row pages, concurrency ${concurrencyFor(rows)}, ${TIMING.durationMs / 1000} s after ${TIMING.warmupMs / 1000} s warm-up`);
+  const result = await runLoad(gatewaySend(pool, rows, window), load(rows));
+  log(`gateway: ${result.rps.toFixed(1)} rps, p50 ${result.latencyMs.p50.toFixed(1)} ms, p99 ${result.latencyMs.p99.toFixed(1)} ms, errors ${result.errors}`);
+  await pool.close();
+  await gateway.stop();
+  await simulator.stop();
+  const file = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => `${dir}/${name}`)
+    .filter((path) => statSync(path).mtimeMs >= started)
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (!file || !existsSync(file)) throw new Error(`no .cpuprofile written in ${dir}`);
+  const summary = summarizeProfile(file, 25);
+  writeFileSync(file.replace(/\.cpuprofile$/, '.top.txt'), `${summary}\n`);
+  log(`\n${file}\n\n${summary}`);
+}
+
+/**
+ * One gateway process for `work`: started, measured, stopped, its log kept; the token requests it
+ * caused are read from the simulator's counters around it.
+ */
+async function withGateway(
+  simulatorUrl: string,
+  name: string,
+  env: Record<string, string>,
+  work: (gateway: GatewayChild) => Promise<void>,
+): Promise<BenchResults['tokens'][string]> {
+  return tokensDuring(simulatorUrl, async () => {
+    const gateway = await startGateway({ simulatorUrl, env, tsx });
+    log(`gateway "${name}" ${gateway.url} (pid ${gateway.pid}, AUDIT_CACHE_MAX_BYTES=${env['AUDIT_CACHE_MAX_BYTES'] ?? 'default'})`);
+    try {
+      await work(gateway);
+    } finally {
+      await gateway.stop();
+      saveLog(`gateway-${name}.log`, gateway.output());
+    }
+  });
+}
+
+async function benchRun(): Promise<void> {
+  const { simulator, window } = await prepare();
+  const token = await fetchToken(simulator.url, DEMO_CLIENT);
+  const maxRows = Math.max(...SIZES, MEMORY.rows);
+  const floorPool = keepAlivePool(simulator.url, 10);
+  if (!(await windowHasRows(floorPool, window, token, maxRows))) throw new Error(`the window holds no more than ${maxRows} rows`);
+
+  const pairs: PairResult[] = [];
+  let memory: MemoryResult | undefined;
+  let peakUnderLoad: number | undefined;
+  const tokens: BenchResults['tokens'] = {};
+  tokens['main'] = await withGateway(simulator.url, 'main', NO_CACHE, async (gateway) => {
+    const pool = keepAlivePool(gateway.url, 10);
+    for (const rows of SIZES) {
+      await checkSameRows(pool, floorPool, rows, window, token);
+      log(`${rows} rows, concurrency ${concurrencyFor(rows)}: floor ...`);
+      const floor = await runLoad(floorSend(floorPool, rows, window, token), load(rows));
+      log(`${rows} rows, concurrency ${concurrencyFor(rows)}: gateway ...`);
+      const { result: gw, callsPerRequest } = await gatewayLoad(simulator.url, pool, rows, window);
+      pairs.push({
+        rows,
+        floor,
+        gateway: gw,
+        upstreamCallsPerRequest: callsPerRequest,
+        throughputRatio: gw.rps / floor.rps,
+        latencyRatio: gw.latencyMs.p50 / floor.latencyMs.p50,
+      });
+    }
+    await pool.close();
+    peakUnderLoad = memoryOf(gateway.pid)?.peakMB;
+  });
+
+  // A fresh process: its peak is this scenario's alone, and its first 50 requests all need the token at once.
+  tokens['memory'] = await withGateway(simulator.url, 'memory', NO_CACHE, async (gateway) => {
+    log(`memory: ${MEMORY.waves} waves of ${MEMORY.width} concurrent ${MEMORY.rows}-row queries ...`);
+    memory = await memoryScenario(gateway, window);
+  });
+
+  let cache: CacheResult = { skipped: 'AUDIT_CACHE_MAX_BYTES is not in src/config.ts yet' };
+  const uncached = pairs.find((p) => p.rows === 5000)?.gateway;
+  if (cacheVariableExists() && uncached) {
+    // The variable left unset: the gateway's default size, as deployed.
+    tokens['cache'] = await withGateway(simulator.url, 'cache', {}, async (gateway) => {
+      log('cache on: 5000 rows, the same closed window ...');
+      const pool = keepAlivePool(gateway.url, 10);
+      const { result, callsPerRequest } = await gatewayLoad(simulator.url, pool, 5000, window);
+      await pool.close();
+      cache = {
+        rows: 5000,
+        cacheMaxBytes: 'default',
+        withCache: result,
+        withoutCache: uncached,
+        upstreamCallsPerRequest: callsPerRequest,
+        speedup: result.rps / uncached.rps,
+        p50Ratio: result.latencyMs.p50 / uncached.latencyMs.p50,
+      };
+    });
+  }
+  await floorPool.close();
+  await simulator.stop();
+
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    options: { quick, tsx, seed: SEED, ...TIMING, concurrency: Object.fromEntries(SIZES.map((r) => [r, concurrencyFor(r)])), memory: MEMORY },
+    window: { ...window, from: new Date(window.fromMillis).toISOString(), to: new Date(window.toMillis).toISOString() },
+    pairs,
+    gatewayPeakRssUnderLoadMB: peakUnderLoad,
+    memory,
+    cache,
+    tokens,
+    targets: targets(pairs, memory),
+  };
+  const path = writeResults(results);
+  log(`\n${formatResults(results)}\n\nwritten to ${path.replace(ROOT, '')}`);
+}
+
+const started = Date.now();
+(profileRows !== undefined ? profileRun(profileRows) : benchRun()).then(
+  () => {
+    log(`bench done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    process.exit(0);
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
