@@ -137,6 +137,12 @@ export interface GatewayChild extends Child {
 
 export const API_KEY = 'bench-key';
 
+/** The node flags of `npm run start:prod` (and the container), so the bench measures what runs in production. */
+function productionNodeFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
+  return (scripts['start:prod'] ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -152,7 +158,7 @@ async function freePort(): Promise<number> {
  */
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   const port = await freePort();
-  const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [`${BUILD_DIR}/index.js`];
+  const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [...productionNodeFlags(), `${BUILD_DIR}/index.js`];
   const watch = ['--import', './bench/exit-with-parent.mjs'];
   const child = startChild('gateway', [...watch, ...(options.nodeArgs ?? []), ...entry], {
     PATH: process.env.PATH ?? '',

@@ -66,6 +66,8 @@ const environmentSchema = z.object({
   CONTENT_LIBRARY_USERNAME: text,
   CONTENT_LIBRARY_PASSWORD: secret,
   UPSTREAM_TIMEOUT_MS: integer(1, 600_000, 10_000),
+  UPSTREAM_MAX_CONNECTIONS: integer(1, 1024, 32),
+  LARGE_OPERATION_CONCURRENCY: integer(1, 64, 4),
   GATEWAY_API_KEYS: list,
   GATEWAY_ALLOW_ANONYMOUS: flag,
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
@@ -112,6 +114,10 @@ export interface Config {
   readonly contentLibrary: ContentLibraryConfig | undefined;
   readonly contentLibraryVendor: string;
   readonly upstreamTimeoutMs: number;
+  /** Keep-alive connections per upstream origin; calls beyond wait for one. */
+  readonly upstreamMaxConnections: number;
+  /** Operations asking for more than 1000 audit rows executed at once; the rest queue (bounds memory). */
+  readonly largeOperationConcurrency: number;
   readonly apiKeys: readonly string[];
   readonly allowAnonymous: boolean;
   /** Caller JWTs are verified against this JWKS when set. */
@@ -199,6 +205,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    upstreamMaxConnections: env.UPSTREAM_MAX_CONNECTIONS,
+    largeOperationConcurrency: env.LARGE_OPERATION_CONCURRENCY,
     apiKeys: Object.freeze([...env.GATEWAY_API_KEYS]),
     allowAnonymous: env.GATEWAY_ALLOW_ANONYMOUS || mode === 'demo',
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
-import { createTracing } from './plugins/tracing.js';
 import { createUpstreams } from './upstream/index.js';
 import { createGateway } from './yoga.js';
 
@@ -38,7 +37,8 @@ async function main() {
   const metrics = createMetrics();
   const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
   let draining = false;
-  const tracing = config.tracing ? createTracing(config.tracing) : undefined;
+  // OpenTelemetry's SDK is loaded only when tracing is configured.
+  const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining });
   const server = createServer(yoga);
   server.listen(config.port, config.host, () => {

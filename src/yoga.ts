@@ -5,13 +5,13 @@
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from './config.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { exampleOperations } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
+import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
@@ -34,6 +34,13 @@ export interface GatewayOptions {
 export type ServerContext = Record<string, unknown>;
 export type GatewayYoga = YogaServerInstance<ServerContext, GatewayContext>;
 
+function codeOfUncodedError(error: GraphQLError): string {
+  const status = error.extensions?.http?.status;
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (error.message.startsWith('Variable "$')) return 'BAD_USER_INPUT';
+  return status !== undefined && status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+}
+
 /** A GatewayError keeps its code and safe message; anything unexpected is masked. */
 function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
@@ -49,11 +56,13 @@ function maskError(error: unknown, message: string): Error {
     return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });
   }
   if (error instanceof GraphQLError && !error.originalError) {
-    // Errors of the request phase (plugins) may come without a code: give them the contract's.
-    if (error.extensions.code === undefined && error.extensions.http?.status === 401) {
-      return new GraphQLError(error.message, { extensions: { ...error.extensions, code: 'UNAUTHENTICATED' } });
-    }
-    return error;
+    if (error.extensions?.code !== undefined) return error;
+    // Errors of the request phase (plugins) and of variable coercion may come without a code.
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { ...error.extensions, code: codeOfUncodedError(error) },
+    });
   }
   return new GraphQLError(message, {
     ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
@@ -98,10 +107,11 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt }),
     ...(config.persistedOperations ? [usePersistedOperationsFile(config.persistedOperations)] : []),
-    ...useOperationLimits(),
+    ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
     ...(config.introspection ? [] : [useNoIntrospection()]),
     useErrorLog() as Plugin,
     useRowErrors() as Plugin,
+    useJitForAuditPages(),
   ];
 
   return createYoga<ServerContext, GatewayContext>({
@@ -119,8 +129,9 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
           exposedHeaders: ['x-request-id'],
         }
       : false,
-    // GraphiQL's assets are served by the gateway itself: it works without reaching a CDN.
-    renderGraphiQL,
+    // GraphiQL's assets are served by the gateway itself, so it works without reaching a CDN; the
+    // bundle (about 40 MB in memory) is loaded on the first page view, not at start.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     graphiql: {
       title: 'Identity & content library gateway',
       defaultTabs: exampleOperations.map((op) => ({

@@ -7,7 +7,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { useAuditRowsBudget } from './audit-rows-budget.js';
+import { useAuditRowLimits } from './audit-rows.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
@@ -22,6 +22,8 @@ export const operationLimits = {
   maxCost: 5_000_000,
   /** Audit rows one operation may ask for, literals and variables alike: two full pages. */
   maxAuditRows: 10_000,
+  /** Operations asking for more rows than this are large: few of them run at once. */
+  largeOperationRows: 1000,
 } as const;
 
 /**
@@ -36,7 +38,7 @@ const asValidationError = {
   ],
 };
 
-export function useOperationLimits(): Plugin[] {
+export function useOperationLimits(options: { largeOperationConcurrency: number }): Plugin[] {
   const armor = new EnvelopArmor({
     maxDepth: { n: operationLimits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...asValidationError },
     maxAliases: { n: operationLimits.maxAliases, ...asValidationError },
@@ -54,7 +56,14 @@ export function useOperationLimits(): Plugin[] {
     // Field suggestions are useful in GraphiQL and reveal nothing the schema doesn't.
     blockFieldSuggestion: { enabled: false },
   });
-  return [...(armor.protect().plugins as Plugin[]), useAuditRowsBudget(operationLimits.maxAuditRows)];
+  return [
+    ...(armor.protect().plugins as Plugin[]),
+    useAuditRowLimits({
+      maxRows: operationLimits.maxAuditRows,
+      largeOperationRows: operationLimits.largeOperationRows,
+      largeOperationConcurrency: options.largeOperationConcurrency,
+    }) as Plugin,
+  ];
 }
 
 /** Rejects request bodies over the limit before they are read into memory. */

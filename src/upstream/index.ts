@@ -21,8 +21,6 @@ export interface UpstreamOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Clock for token expiry, ms since epoch; tests inject one. */
   readonly now?: () => number;
-  /** Keep-alive connections per origin. Default 32. */
-  readonly connectionsPerOrigin?: number;
   /** undici interceptors composed onto every pool (tracing, tests that watch the wire). */
   readonly interceptors?: readonly Dispatcher.DispatcherComposeInterceptor[];
 }
@@ -54,7 +52,7 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
     let dispatcher = dispatchers.get(origin);
     if (!dispatcher) {
       const pool = new Pool(origin, {
-        connections: options.connectionsPerOrigin ?? 32,
+        connections: config.upstreamMaxConnections,
         keepAliveTimeout: 10_000,
         connectTimeout: Math.min(10_000, config.upstreamTimeoutMs),
         maxResponseSize: MAX_RESPONSE_BYTES,

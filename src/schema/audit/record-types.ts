@@ -28,7 +28,7 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
 });
 
 const isSystemEvent = (r: AuditRecord) =>
-  r.actorId === null && r.actorUserName === null && r.actorDomain === null && r.actorUuid === null;
+  r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
 
 /** Upstream objectType (case-sensitive) -> GraphQL type; every other type is OtherAuditEvent. */
 const TYPE_NAME_BY_OBJECT_TYPE: ReadonlyMap<string, string> = new Map([

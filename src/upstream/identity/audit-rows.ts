@@ -12,17 +12,19 @@ export interface AuditRowsResult {
   readonly failed: number[];
 }
 
-export function readAuditRows(data: readonly (readonly unknown[])[]): AuditRowsResult {
+export function readAuditRows(data: readonly unknown[]): AuditRowsResult {
   const rows = new Array<AuditRowResult>(data.length);
   const failed: number[] = [];
   for (let i = 0; i < data.length; i++) {
-    const row = data[i]!;
-    const result = readRecord(row[row.length - 1]);
+    const row = data[i];
+    const result = Array.isArray(row) ? readRecord(row[row.length - 1]) : NOT_A_ROW;
     if (!result.ok) failed.push(i);
     rows[i] = result;
   }
   return { rows, failed };
 }
+
+const NOT_A_ROW: AuditRowResult = { ok: false, reason: 'The audit row is not an array.' };
 
 /** Reasons name the problem, never the record's content (a JSON.parse message quotes the input). */
 function readRecord(column: unknown): AuditRowResult {

@@ -1,0 +1,28 @@
+/** No Docker engine runs here: check what can be checked of the image definition without one. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
+const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const instructions = (name: string) => dockerfile.split('\n').filter((line) => line.startsWith(`${name} `));
+
+describe('Dockerfile', () => {
+  it('builds in one stage and runs in another, from package-lock.json with npm ci', () => {
+    expect(instructions('FROM')).toHaveLength(2);
+    expect(dockerfile).toMatch(/COPY package\.json package-lock\.json/);
+    expect(dockerfile).toMatch(/RUN npm ci/);
+    expect(dockerfile).toMatch(/npm run build/);
+    expect(dockerfile).toMatch(/npm prune --omit=dev/);
+  });
+
+  it('runs as the unprivileged node user with a health check on /healthz', () => {
+    expect(instructions('USER')).toEqual(['USER node']);
+    expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/healthz/);
+  });
+
+  it('starts the gateway exactly as `npm run start:prod` does', () => {
+    const [cmd] = instructions('CMD');
+    const argv = JSON.parse(cmd!.slice('CMD '.length)) as string[];
+    expect(argv.join(' ')).toBe(scripts['start:prod']);
+  });
+});

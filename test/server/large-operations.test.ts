@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const LARGE = '{ auditEvents(first: 2000) { edges { cursor } } }';
+const SMALL = '{ auditEvents(first: 20, filter: { objectType: "LOGIN" }) { edges { cursor } } }';
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('large operations take turns (LARGE_OPERATION_CONCURRENCY)', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ env: { LARGE_OPERATION_CONCURRENCY: '1', AUDIT_CACHE_MAX_BYTES: '0' } });
+  });
+  afterAll(() => gateway.close());
+
+  it('runs one large operation at a time while small ones go straight through, and all complete', async () => {
+    gateway.sim.control.resetCounters();
+    gateway.sim.control.setLatency(800, 'audit');
+    const large = [gateway.execute(LARGE), gateway.execute(LARGE), gateway.execute(LARGE)];
+    const small = gateway.execute(SMALL);
+    await settle(300);
+    // One large page and the small one have reached the upstream; the other large ones wait.
+    expect(gateway.sim.control.counters().audit).toBe(2);
+    gateway.sim.control.setLatency(0, 'audit');
+    const results = await Promise.all([...large, small]);
+    for (const result of results) expect(result.errors).toBeUndefined();
+    expect(results.slice(0, 3).map((r) => r.data.auditEvents.edges.length)).toEqual([2000, 2000, 2000]);
+    expect(gateway.sim.control.counters().audit).toBe(4);
+  });
+});
