@@ -3,7 +3,7 @@
  * Created anew for every request, so nothing is cached across requests.
  */
 import DataLoader from 'dataloader';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { UpstreamError, type UpstreamService } from './errors.js';
 import type { FileInfo } from './upstream/content-library/schemas.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, Upstreams } from './upstream/types.js';
@@ -35,7 +35,8 @@ const settle = <T>(promises: Promise<T>[]) =>
 const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
 export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders {
-  const limit = pLimit(SESSION_CONCURRENCY);
+  // Made on first use: most requests never read an update session.
+  let limit: LimitFunction | undefined;
   return {
     auditReport: new DataLoader(
       (queries) => {
@@ -46,7 +47,8 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders 
     ),
     updateSessionFiles: new DataLoader((ids) => {
       const contentLibrary = upstreams.contentLibrary ?? notConfigured('content-library');
-      return settle(ids.map((id) => limit(() => contentLibrary.listUpdateSessionFiles(id, call))));
+      const sessions = (limit ??= pLimit(SESSION_CONCURRENCY));
+      return settle(ids.map((id) => sessions(() => contentLibrary.listUpdateSessionFiles(id, call))));
     }),
   };
 }
