@@ -1,6 +1,7 @@
 /**
  * Per-request dataloaders: the same upstream call within one GraphQL request happens once.
- * Created anew for every request, so nothing is cached across requests.
+ * Created anew for every request; across requests only closed audit windows are kept (see
+ * src/upstream/identity/audit-cache.ts).
  */
 import DataLoader from 'dataloader';
 import pLimit, { type LimitFunction } from 'p-limit';
