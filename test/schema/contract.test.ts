@@ -12,6 +12,7 @@ import {
   isInterfaceType,
   isObjectType,
   isUnionType,
+  type GraphQLArgument,
   type GraphQLNamedType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ function shape(type: GraphQLNamedType): unknown {
         field.name,
         {
           type: String(field.type),
-          args: 'args' in field ? Object.fromEntries(field.args.map((arg) => [arg.name, String(arg.type)])) : {},
+          args: 'args' in field ? Object.fromEntries(field.args.map((arg: GraphQLArgument) => [arg.name, String(arg.type)])) : {},
         },
       ]),
     );
