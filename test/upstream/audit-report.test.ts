@@ -65,6 +65,21 @@ describe('readAuditRows', () => {
   };
   const row = (record: unknown) => ['1561399981109', 'admin (System Domain)', 'LOGIN (Password)', null, record];
 
+  it('keeps values as the upstream sent them, {} when absent, and refuses values that are no object', () => {
+    const { rows, failed } = readAuditRows([
+      row(JSON.stringify({ ...good, values: { success: 'false', nested: { a: [1] } } })),
+      row(JSON.stringify({ ...good, values: undefined })),
+      row(JSON.stringify({ ...good, values: ['not', 'an', 'object'] })),
+      row(JSON.stringify({ ...good, values: 'text' })),
+      ['1561399981109', 'not a row'],
+      'not even an array',
+    ]);
+    expect(rows[0]).toMatchObject({ ok: true, record: { values: { success: 'false', nested: { a: [1] } } } });
+    expect(rows[1]).toMatchObject({ ok: true, record: { values: {} } });
+    expect(failed).toEqual([2, 3, 4, 5]);
+    expect(rows[5]).toEqual({ ok: false, reason: 'The audit row is not an array.' });
+  });
+
   it('reads each row on its own and names the problem without quoting the record', () => {
     const { rows, failed } = readAuditRows([
       row(JSON.stringify(good)),

@@ -63,7 +63,8 @@ export const auditRecordSchema = z
     objectId: optionalText,
     objectName: optionalText,
     objectAction: optionalText,
-    values: z.record(z.string(), z.unknown()).nullish(),
+    // Passed on verbatim (JSON scalar): checked to be an object, not copied key by key.
+    values: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).nullish(),
   })
   .refine((r) => r.timestamp !== undefined || r.timeStamp !== undefined, {
     message: 'timestamp is missing',
