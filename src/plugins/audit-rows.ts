@@ -9,11 +9,11 @@
  *   bounds memory under load whether the rows come from the upstream or from the audit cache.
  */
 import {
+  getOperationAST,
   GraphQLError,
   Kind,
   type DocumentNode,
   type FragmentDefinitionNode,
-  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
@@ -62,11 +62,8 @@ function requestedRows(
 }
 
 function operationRows(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>) {
-  const operations = document.definitions.filter(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  );
-  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation || operation.operation !== 'query') return 0;
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'query') return 0;
   const fragments = new Map(
     document.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
