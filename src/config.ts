@@ -67,6 +67,7 @@ const environmentSchema = z.object({
   CONTENT_LIBRARY_PASSWORD: secret,
   UPSTREAM_TIMEOUT_MS: integer(1, 600_000, 10_000),
   UPSTREAM_MAX_CONNECTIONS: integer(1, 1024, 32),
+  UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024, 256 * 1024 * 1024, 16 * 1024 * 1024),
   LARGE_OPERATION_CONCURRENCY: integer(1, 64, 4),
   GATEWAY_API_KEYS: list,
   GATEWAY_ALLOW_ANONYMOUS: flag,
@@ -116,6 +117,8 @@ export interface Config {
   readonly upstreamTimeoutMs: number;
   /** Keep-alive connections per upstream origin; calls beyond wait for one. */
   readonly upstreamMaxConnections: number;
+  /** Largest upstream answer body read; a longer one is UPSTREAM_INVALID_RESPONSE. */
+  readonly upstreamMaxBodyBytes: number;
   /** Operations asking for more than 1000 audit rows executed at once; the rest queue (bounds memory). */
   readonly largeOperationConcurrency: number;
   readonly apiKeys: readonly string[];
@@ -206,6 +209,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     upstreamMaxConnections: env.UPSTREAM_MAX_CONNECTIONS,
+    upstreamMaxBodyBytes: env.UPSTREAM_MAX_BODY_BYTES,
     largeOperationConcurrency: env.LARGE_OPERATION_CONCURRENCY,
     apiKeys: Object.freeze([...env.GATEWAY_API_KEYS]),
     allowAnonymous: env.GATEWAY_ALLOW_ANONYMOUS || mode === 'demo',

@@ -2,28 +2,39 @@
  * Per-request dataloaders: the same upstream call within one GraphQL request happens once.
  * Created anew for every request; across requests only closed audit windows are kept (see
  * src/upstream/identity/audit-cache.ts).
+ *
+ * Every upstream call of one request also goes through that request's budget: at most
+ * REQUEST_CONCURRENCY calls in flight (one request cannot take every connection of an origin
+ * from the others) and MAX_UPSTREAM_CALLS_PER_REQUEST in all; calls beyond fail on their own item.
  */
 import DataLoader from 'dataloader';
-import pLimit, { type LimitFunction } from 'p-limit';
-import { UpstreamError, type UpstreamService } from './errors.js';
+import pLimit from 'p-limit';
+import { BadUserInputError, UpstreamError, type UpstreamService } from './errors.js';
 import type { FileInfo } from './upstream/content-library/schemas.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, Upstreams } from './upstream/types.js';
 
-/** Distinct update sessions fetched at once within one request. */
-const SESSION_CONCURRENCY = 8;
+/** Upstream calls of one request in flight at once (a `last:` search issues 4 per round). */
+export const REQUEST_CONCURRENCY = 8;
+/**
+ * Upstream calls one request may make in all. The largest legitimate request (30 `last:` pages
+ * over distinct filters, about 26 calls each, or 100 federation representations) stays well below.
+ */
+export const MAX_UPSTREAM_CALLS_PER_REQUEST = 1000;
 
 export interface Loaders {
   readonly auditReport: DataLoader<AuditReportQuery, AuditReportPage, string>;
   readonly updateSessionFiles: DataLoader<string, FileInfo[]>;
+  /** Upstream calls this request has started so far. */
+  readonly upstreamCalls: () => number;
 }
 
-function notConfigured(service: UpstreamService): never {
-  throw new UpstreamError(
-    'UPSTREAM_NOT_CONFIGURED',
-    service,
-    `The ${service} upstream is not configured on this gateway.`,
+const notConfigured = (service: UpstreamService) =>
+  new UpstreamError('UPSTREAM_NOT_CONFIGURED', service, `The ${service} upstream is not configured on this gateway.`);
+
+const overBudget = () =>
+  new BadUserInputError(
+    `This request needs more than ${MAX_UPSTREAM_CALLS_PER_REQUEST} upstream calls; ask for less in one request.`,
   );
-}
 
 const auditQueryKey = (q: AuditReportQuery) =>
   `${q.fromMillis}|${q.toMillis}|${q.objectType ?? ''}|${q.action ?? ''}|${q.pageSize}|${q.startIndex}`;
@@ -36,20 +47,29 @@ const settle = <T>(promises: Promise<T>[]) =>
 const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
 export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders {
-  // Made on first use: most requests never read an update session.
-  let limit: LimitFunction | undefined;
+  // Made on first use: most requests make a handful of calls or none.
+  let limit: ReturnType<typeof pLimit> | undefined;
+  let started = 0;
+  /** Runs one upstream call within this request's budget; never throws synchronously. */
+  const budgeted = <T>(run: () => Promise<T>): Promise<T> => {
+    if (started >= MAX_UPSTREAM_CALLS_PER_REQUEST) return Promise.reject(overBudget());
+    started++;
+    return (limit ??= pLimit(REQUEST_CONCURRENCY))(run);
+  };
   return {
     auditReport: new DataLoader(
-      (queries) => {
-        const identity = upstreams.identity ?? notConfigured('identity');
-        return settle(queries.map((q) => identity.auditReport(q, call)));
+      async (queries) => {
+        const identity = upstreams.identity;
+        if (!identity) return queries.map(() => notConfigured('identity'));
+        return settle(queries.map((q) => budgeted(() => identity.auditReport(q, call))));
       },
       { cacheKeyFn: auditQueryKey },
     ),
-    updateSessionFiles: new DataLoader((ids) => {
-      const contentLibrary = upstreams.contentLibrary ?? notConfigured('content-library');
-      const sessions = (limit ??= pLimit(SESSION_CONCURRENCY));
-      return settle(ids.map((id) => sessions(() => contentLibrary.listUpdateSessionFiles(id, call))));
+    updateSessionFiles: new DataLoader(async (ids) => {
+      const contentLibrary = upstreams.contentLibrary;
+      if (!contentLibrary) return ids.map(() => notConfigured('content-library'));
+      return settle(ids.map((id) => budgeted(() => contentLibrary.listUpdateSessionFiles(id, call))));
     }),
+    upstreamCalls: () => started,
   };
 }

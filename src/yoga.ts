@@ -56,6 +56,10 @@ function maskError(error: unknown, message: string): Error {
     return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });
   }
   if (error instanceof GraphQLError && !error.originalError) {
+    // Several operations and no (or an unknown) operationName: the request itself is wrong.
+    if (error.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') {
+      return new GraphQLError(error.message, { extensions: { ...error.extensions, code: 'BAD_REQUEST' } });
+    }
     if (error.extensions?.code !== undefined) return error;
     // Errors of the request phase (plugins) and of variable coercion may come without a code.
     return new GraphQLError(error.message, {

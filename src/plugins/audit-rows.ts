@@ -1,8 +1,8 @@
 /**
  * The one expensive thing in this schema is audit rows: each `auditEvents` field reads up to 5000
  * of them upstream, and a 5000-row page holds tens of MB while it is read, executed and serialized.
- * This plugin counts the rows an operation asks for, from `first`/`last` literals and variables
- * alike (a static cost rule sees only literals), and
+ * This plugin counts the rows an operation asks for, from `first`/`last` literals, variables and
+ * variable defaults alike, through fragments too (a static cost rule sees only literals), and
  * - rejects operations over the budget before anything reaches an upstream;
  * - lets at most `largeOperationConcurrency` operations of more than `largeOperationRows` rows run
  *   at once, from execution until their response is serialized; the others wait their turn. This
@@ -10,10 +10,12 @@
  */
 import {
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   Kind,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLSchema,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
@@ -28,6 +30,7 @@ export interface AuditRowLimits {
   readonly largeOperationConcurrency: number;
 }
 
+/** `variables` are the coerced values: defaults applied, as execution will see them. */
 function pageSize(value: ValueNode | undefined, variables: Record<string, unknown>): number {
   if (!value) return 0;
   if (value.kind === Kind.INT) return Number(value.value);
@@ -38,38 +41,56 @@ function pageSize(value: ValueNode | undefined, variables: Record<string, unknow
   return 0;
 }
 
-function requestedRows(
+/**
+ * Rows per response key: fields of one key are merged by execution (validation makes their
+ * arguments equal), so the same key reached twice, through fragments say, runs once.
+ */
+function collectRows(
   selections: SelectionSetNode,
   fragments: Map<string, FragmentDefinitionNode>,
   variables: Record<string, unknown>,
+  rowsByKey: Map<string, number>,
   seen = new Set<string>(),
-): number {
-  let rows = 0;
+): void {
   for (const selection of selections.selections) {
     if (selection.kind === Kind.FIELD) {
       if (selection.name.value !== 'auditEvents') continue;
       const arg = (name: string) => selection.arguments?.find((a) => a.name.value === name)?.value;
-      rows += Math.max(pageSize(arg('first'), variables), pageSize(arg('last'), variables)) || DEFAULT_PAGE;
+      const rows = Math.max(pageSize(arg('first'), variables), pageSize(arg('last'), variables)) || DEFAULT_PAGE;
+      const key = selection.alias?.value ?? selection.name.value;
+      rowsByKey.set(key, Math.max(rows, rowsByKey.get(key) ?? 0));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      rows += requestedRows(selection.selectionSet, fragments, variables, seen);
+      collectRows(selection.selectionSet, fragments, variables, rowsByKey, seen);
     } else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       const fragment = fragments.get(selection.name.value);
-      if (fragment) rows += requestedRows(fragment.selectionSet, fragments, variables, seen);
+      if (fragment) collectRows(fragment.selectionSet, fragments, variables, rowsByKey, seen);
     }
   }
-  return rows;
 }
 
-function operationRows(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>) {
+export function operationRows(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Record<string, unknown> | null | undefined,
+): number {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query') return 0;
+  // Coerced as execution will coerce them, so `$n: Int = 5000` without variables counts 5000.
+  // Variables that do not coerce fail execution before any resolver runs.
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
+  if (coerced.errors) return 0;
   const fragments = new Map(
     document.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
       .map((f) => [f.name.value, f]),
   );
-  return requestedRows(operation.selectionSet, fragments, variables);
+  const rowsByKey = new Map<string, number>();
+  collectRows(operation.selectionSet, fragments, coerced.coerced, rowsByKey);
+  let rows = 0;
+  for (const count of rowsByKey.values()) rows += count;
+  return rows;
 }
 
 export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Request }> {
@@ -81,7 +102,12 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
 
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const rows = operationRows(args.document as DocumentNode, args.operationName, args.variableValues ?? {});
+      const rows = operationRows(
+        args.schema,
+        args.document as DocumentNode,
+        args.operationName,
+        args.variableValues as Record<string, unknown> | undefined,
+      );
       if (rows > limits.maxRows) {
         setResultAndStopExecution({
           errors: [

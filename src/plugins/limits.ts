@@ -5,7 +5,7 @@
  * documents are rejected during parse/validation, before anything reaches an upstream.
  */
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useAuditRowLimits } from './audit-rows.js';
 
@@ -57,6 +57,7 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
     blockFieldSuggestion: { enabled: false },
   });
   return [
+    useKnownOperationTypes(),
     ...(armor.protect().plugins as Plugin[]),
     useAuditRowLimits({
       maxRows: operationLimits.maxAuditRows,
@@ -64,6 +65,23 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
       largeOperationConcurrency: options.largeOperationConcurrency,
     }) as Plugin,
   ];
+}
+
+/**
+ * An operation type the schema has no root for (`mutation { x }` here) is a validation error, as
+ * graphql 17's KnownOperationTypesRule makes it; graphql 16 only fails it during execution.
+ */
+function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (context.getSchema().getRootType(node.operation)) return;
+      context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
+    },
+  };
+}
+
+function useKnownOperationTypes(): Plugin {
+  return { onValidate: ({ addValidationRule }) => addValidationRule(knownOperationTypesRule) };
 }
 
 /** Rejects request bodies over the limit before they are read into memory. */

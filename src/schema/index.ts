@@ -2,8 +2,11 @@
 import { builder } from './builder.js';
 import './audit-events.js';
 import './update-sessions.js';
+import { guardEntities } from './entities.js';
 
-export const schema = builder.toSubGraphSchema({
-  linkUrl: 'https://specs.apollo.dev/federation/v2.6',
-  federationDirectives: ['@key', '@shareable'],
-});
+export const schema = guardEntities(
+  builder.toSubGraphSchema({
+    linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+    federationDirectives: ['@key', '@shareable'],
+  }),
+);

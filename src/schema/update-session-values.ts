@@ -99,11 +99,20 @@ export function upstreamSafeInt(value: number | null | undefined): number | null
   return Number.isSafeInteger(value) ? value : throwError(invalidUpstreamValue('an integer outside the safe range', value));
 }
 
-/** An empty or blank id never reaches the upstream. The id itself is passed on verbatim. */
+/** Longest update session id sent upstream; real ids are UUIDs, far shorter. */
+export const MAX_SESSION_ID_LENGTH = 1024;
+
+/**
+ * An empty, blank or overlong id never reaches the upstream (a long one would only come back as
+ * 414/431). The id itself is passed on verbatim.
+ */
 export function requireSessionId(value: unknown, argument: string): string {
   const id = typeof value === 'number' ? String(value) : value;
   if (typeof id !== 'string' || id.trim() === '') {
     throw new BadUserInputError(`${argument} must be a non-empty update session id.`);
+  }
+  if (id.length > MAX_SESSION_ID_LENGTH) {
+    throw new BadUserInputError(`${argument} must be at most ${MAX_SESSION_ID_LENGTH} characters long.`);
   }
   return id;
 }

@@ -73,7 +73,7 @@ export function handleAudit(ctx: RequestContext, state: SimulatorState): Answer 
   if (!parsed.ok) return jsonAnswer(400, { error: 'invalid_request', error_description: parsed.message });
 
   // Rows are pre-serialized; only the envelope is assembled here, so 5000 rows stay cheap.
-  const rows = state.audit.rows(parsed.query);
+  const rows = parsed.query.pageSize > 1 && state.faults.takeInconsistentPage() ? [] : state.audit.rows(parsed.query);
   const body =
     `{"header":${JSON.stringify(AUDIT_HEADER)},"data":[${rows.join(',')}],` +
     `"_links":{"self":{"href":${JSON.stringify(selfHref(parsed.query))}}},"headerArg":["","","","",""]}`;

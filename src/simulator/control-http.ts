@@ -11,6 +11,8 @@
  *   POST /__simulator/expire-sessions
  *   POST /__simulator/token-lifetime {seconds}
  *   POST /__simulator/refuse-refresh {count?}
+ *   POST /__simulator/hostile-next   {route, kind, count?, bytes?}     (kinds: see HostileKind)
+ *   POST /__simulator/inconsistent-pages {count?}
  *   POST /__simulator/insert-events  {count, objectType?, timestamp?}   -> {events: AuditRecordData[]}
  *   POST /__simulator/corrupt-event  {uuid}                             (404 for an unknown uuid)
  *   GET  /__simulator/events?fromMillis=&toMillis=&objectType=&action= -> {events: AuditRecordData[]}
@@ -33,6 +35,13 @@ const schemas = {
   expireTokens: z.object({ refreshTokensToo: z.boolean().optional() }),
   tokenLifetime: z.object({ seconds: count }),
   refuseRefresh: z.object({ count: count.optional() }),
+  hostileNext: z.object({
+    route,
+    kind: z.enum(['huge-record', 'deep-record', 'oversize-body', 'endless-body', 'reset-mid-body']),
+    count: count.optional(),
+    bytes: count.optional(),
+  }),
+  inconsistentPages: z.object({ count: count.optional() }),
   insertEvents: z.object({ count, objectType: z.string().min(1).optional(), timestamp: z.number().int().optional() }),
   corruptEvent: z.object({ uuid: z.string().min(1) }),
 };
@@ -109,6 +118,14 @@ export function handleControl(ctx: RequestContext, control: SimulatorControl): A
         return OK();
       case 'POST refuse-refresh':
         control.refuseRefresh(parseBody(schemas.refuseRefresh, ctx.body).count);
+        return OK();
+      case 'POST hostile-next': {
+        const b = parseBody(schemas.hostileNext, ctx.body);
+        control.hostileNext(b.route, b.kind, { count: b.count, bytes: b.bytes });
+        return OK();
+      }
+      case 'POST inconsistent-pages':
+        control.inconsistentPages(parseBody(schemas.inconsistentPages, ctx.body).count);
         return OK();
       case 'POST insert-events': {
         const b = parseBody(schemas.insertEvents, ctx.body);

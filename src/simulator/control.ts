@@ -32,6 +32,12 @@ export function createControl(state: SimulatorState): SimulatorControl {
     refuseRefresh(count = 1) {
       state.faults.refuseRefresh(count);
     },
+    hostileNext(route, kind, options = {}) {
+      state.faults.hostileNext(route, kind, options.count ?? 1, options.bytes);
+    },
+    inconsistentPages(count = 1) {
+      state.faults.inconsistentPages(count);
+    },
     insertEvents(count, options = {}) {
       if (!Number.isInteger(count) || count < 0 || count > MAX_INSERT) {
         throw new RangeError(`count must be an integer between 0 and ${MAX_INSERT}`);

@@ -1,5 +1,6 @@
 /** The fault switches tests flip: queued failures, latency, malformed answers, refused refreshes. */
-import type { MalformKind, SimulatorRoute } from './types.js';
+import type { HostileKind, MalformKind, SimulatorRoute } from './types.js';
+import { DEFAULT_OVERSIZE_BYTES, RECORD_KINDS, type PlannedHostility } from './hostile.js';
 
 export interface PlannedFailure {
   readonly status: number;
@@ -31,6 +32,8 @@ export class FaultSwitches {
   /** Alternates shape/truncated per route when no kind was asked for. */
   private readonly malformServed = new Map<SimulatorRoute, number>();
   private refusals = 0;
+  private readonly hostile = new Map<SimulatorRoute, (PlannedHostility & { remaining: number })[]>();
+  private inconsistent = 0;
 
   failNext(count: number, status: number, route?: SimulatorRoute, retryAfterSeconds?: number): void {
     assertCount(count, 'count');
@@ -85,6 +88,34 @@ export class FaultSwitches {
     return head.kind ?? (served % 2 === 0 ? 'shape' : 'truncated');
   }
 
+  hostileNext(route: SimulatorRoute, kind: HostileKind, count: number, bytes = DEFAULT_OVERSIZE_BYTES): void {
+    assertCount(count, 'count');
+    if (RECORD_KINDS.has(kind) && route !== 'audit') throw new RangeError(`${kind} applies to the audit route only`);
+    if (!Number.isInteger(bytes) || bytes < 16 || bytes > 1024 ** 3) throw new RangeError('bytes must be between 16 and 2^30');
+    if (count === 0) return;
+    const queue = this.hostile.get(route) ?? [];
+    queue.push({ kind, bytes, remaining: count });
+    this.hostile.set(route, queue);
+  }
+
+  takeHostile(route: SimulatorRoute): PlannedHostility | undefined {
+    const head = this.hostile.get(route)?.[0];
+    if (!head) return undefined;
+    if (--head.remaining === 0) this.hostile.get(route)!.shift();
+    return head;
+  }
+
+  inconsistentPages(count: number): void {
+    assertCount(count, 'count');
+    this.inconsistent += count;
+  }
+
+  takeInconsistentPage(): boolean {
+    if (this.inconsistent === 0) return false;
+    this.inconsistent--;
+    return true;
+  }
+
   refuseRefresh(count: number): void {
     assertCount(count, 'count');
     this.refusals += count;
@@ -103,5 +134,7 @@ export class FaultSwitches {
     this.malforms.clear();
     this.malformServed.clear();
     this.refusals = 0;
+    this.hostile.clear();
+    this.inconsistent = 0;
   }
 }

@@ -20,6 +20,7 @@ import { createState } from './state.js';
 export type {
   AuditEventFilter,
   AuditRecordData,
+  HostileKind,
   MalformKind,
   Simulator,
   SimulatorControl,

@@ -10,6 +10,7 @@ import { handleAudit } from './audit-route.js';
 import { handleFiles, handleSession } from './content-library-route.js';
 import { CONTROL_PREFIX, handleControl } from './control-http.js';
 import { failureAnswer, malformedAnswer } from './fault-bodies.js';
+import { hostileAuditPage, RECORD_KINDS, writeHostileBody } from './hostile.js';
 import { grantTypeOf, handleToken } from './token-route.js';
 
 export function routeOf(pathname: string, vendor: string): SimulatorRoute | undefined {
@@ -82,6 +83,9 @@ export function createSimulatorServer(state: SimulatorState, control: SimulatorC
     if (failure) return write(res, failureAnswer(route, failure, state.vendor), true);
     const malform = state.faults.takeMalform(route);
     if (malform) return write(res, malformedAnswer(route, malform), true);
+    const hostile = state.faults.takeHostile(route);
+    if (hostile && RECORD_KINDS.has(hostile.kind)) return write(res, hostileAuditPage(HANDLERS[route](ctx, state), hostile.kind), true);
+    if (hostile) return void state.counters.answered(writeHostileBody(res, route, hostile));
     write(res, HANDLERS[route](ctx, state), true);
   };
 

@@ -71,6 +71,14 @@ export interface SimulatorCounters {
   byStatus: Record<string, number>;
 }
 
+/**
+ * What a hostile upstream sends. Audit only: `huge-record` (a record JSON string of 2 MB),
+ * `deep-record` (`values` nesting arrays 5000 deep). Any route: `oversize-body` (a valid JSON body of
+ * `bytes`, streamed without a length), `endless-body` (headers, then a byte every 50 ms, never the
+ * end), `reset-mid-body` (half the promised body, then the connection is destroyed).
+ */
+export type HostileKind = 'huge-record' | 'deep-record' | 'oversize-body' | 'endless-body' | 'reset-mid-body';
+
 /** `shape`: valid JSON of the wrong shape (`{"unexpected":true}`); `truncated`: JSON cut short. */
 export type MalformKind = 'shape' | 'truncated';
 
@@ -92,6 +100,13 @@ export interface SimulatorControl {
   setTokenLifetime(seconds: number): void;
   /** Makes the next `count` refresh_token grants fail with 400 invalid_grant. */
   refuseRefresh(count?: number): void;
+  /** The next `count` answers of `route` are hostile (see HostileKind); `bytes` sizes `oversize-body`. */
+  hostileNext(route: SimulatorRoute, kind: HostileKind, options?: { count?: number; bytes?: number }): void;
+  /**
+   * The next `count` audit answers of more than one row come back empty, although one-row reads
+   * still find rows there: an upstream that disagrees with itself between calls.
+   */
+  inconsistentPages(count?: number): void;
   /** Inserts `count` new events with timestamp now() (or given), newest first; returns them. */
   insertEvents(count: number, options?: { objectType?: string; timestamp?: number }): AuditRecordData[];
   /** Makes the record JSON string of the event with this uuid unreadable (invalid JSON) in answers. Throws for an unknown uuid. */
@@ -102,7 +117,7 @@ export interface SimulatorControl {
   sessions(): { id: string; covers: string }[];
   counters(): SimulatorCounters;
   resetCounters(): void;
-  /** Clears every fault switch (failNext, latency, malform, refuse) and restores token lifetime. */
+  /** Clears every fault switch (failNext, latency, malform, refuse, hostile, inconsistent) and restores token lifetime. */
   clearFaults(): void;
 }
 

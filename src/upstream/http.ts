@@ -39,7 +39,17 @@ export interface UpstreamRequest<T> {
   readonly schema: z.ZodType<T>;
   readonly credentials?: CredentialSource;
   readonly credentialRoute?: boolean;
+  /**
+   * A POST that may be repeated (a token grant, a session login): retried like a GET on connection
+   * errors and 429/502/503/504. Other POSTs are repeated only when they provably never left.
+   */
+  readonly retryLikeGet?: boolean;
   readonly notFoundMessage?: string;
+  /**
+   * The upstream error type (`type` of a vAPI body) that makes a 404 mean "not found". A 404
+   * without it is an unknown path (a misconfigured base URL or vendor): UPSTREAM_INVALID_RESPONSE.
+   */
+  readonly notFoundType?: RegExp;
 }
 
 export interface UpstreamHttpOptions {
@@ -73,6 +83,8 @@ interface Progress {
 export class UpstreamHttp {
   readonly service: UpstreamService;
   readonly #origin: string;
+  /** host:port, for the log line of a connection that failed. */
+  readonly #address: string;
   readonly #basePath: string;
   readonly #options: UpstreamHttpOptions;
 
@@ -80,6 +92,7 @@ export class UpstreamHttp {
     const url = new URL(options.baseUrl);
     this.service = options.service;
     this.#origin = url.origin;
+    this.#address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#options = options;
   }
@@ -126,7 +139,9 @@ export class UpstreamHttp {
       const fields = line();
       // A missing update session is an ordinary answer, not a fault of the upstream.
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
-      call.log[level]({ ...fields, code: error.code, err: error }, 'upstream call failed');
+      const failure = error.detail?.['failure'];
+      const address = failure === 'connection' || failure === 'timeout' ? { address: this.#address } : {};
+      call.log[level]({ ...fields, ...address, code: error.code, err: error }, 'upstream call failed');
       emit(this.#options.events?.onUpstreamCall, event(fields, error.code));
       throw error;
     } finally {
@@ -165,6 +180,7 @@ export class UpstreamHttp {
     progress: Progress,
   ): Promise<Dispatcher.ResponseData> {
     const policy = this.#options.retry;
+    const retryMethod = request.retryLikeGet ? 'GET' : request.method;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
       let response: Dispatcher.ResponseData;
@@ -181,7 +197,7 @@ export class UpstreamHttp {
         if (deadline.signal.aborted) throw error;
         const code = errorCodeOf(error);
         const delay = backoffMs(attempt, policy);
-        if (!canRetry || !isRetryableConnectionError(code, request.method) || delay >= deadline.remainingMs()) {
+        if (!canRetry || !isRetryableConnectionError(code, retryMethod) || delay >= deadline.remainingMs()) {
           throw error;
         }
         await sleep(delay, undefined, { signal: deadline.signal });
@@ -189,7 +205,7 @@ export class UpstreamHttp {
         continue;
       }
       progress.status = response.statusCode;
-      if (request.method !== 'GET' || !canRetry || !retryableStatuses.has(response.statusCode)) return response;
+      if (retryMethod !== 'GET' || !canRetry || !retryableStatuses.has(response.statusCode)) return response;
       // Honour Retry-After; when it asks for more than the deadline leaves, fail now rather than sleep in vain.
       const delay = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, policy);
       if (delay >= deadline.remainingMs()) return response;
@@ -203,10 +219,16 @@ export class UpstreamHttp {
     const { statusCode } = response;
     if (statusCode < 200 || statusCode >= 300) {
       const upstreamError = await readErrorType(response.body);
+      const unknownPath =
+        statusCode === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
       throw errorForStatus(this.service, statusCode, {
         credentialRoute: request.credentialRoute,
-        notFoundMessage: request.notFoundMessage,
-        detail: { route: request.route, ...(upstreamError ? { upstreamError } : {}) },
+        notFoundMessage: unknownPath ? undefined : request.notFoundMessage,
+        detail: {
+          route: request.route,
+          ...(upstreamError ? { upstreamError } : {}),
+          ...(unknownPath ? { problem: `no such path upstream: ${this.#basePath + request.path} (check the base URL and vendor)` } : {}),
+        },
       });
     }
     // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
@@ -217,7 +239,13 @@ export class UpstreamHttp {
     } catch {
       throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is not JSON' });
     }
-    const parsed = request.schema.safeParse(json);
+    let parsed: ReturnType<typeof request.schema.safeParse>;
+    try {
+      parsed = request.schema.safeParse(json);
+    } catch {
+      // A body nested deeper than the validator's stack reaches.
+      throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is nested too deeply' });
+    }
     if (!parsed.success) {
       throw errorForInvalidBody(this.service, {
         route: request.route,
@@ -257,13 +285,13 @@ export class UpstreamHttp {
 }
 
 /**
- * The machine-readable error type of a refused request (`error` of OAuth, `type` of vAPI), for the
+ * The machine-readable error type of a refused request (`type` of vAPI, `error` of OAuth), for the
  * log. The rest of the body is dropped unread into the log: it might echo what was sent.
  */
 async function readErrorType(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
   try {
     const json = (await body.json()) as { error?: unknown; type?: unknown } | null;
-    const type = json?.error ?? json?.type;
+    const type = json?.type ?? json?.error;
     return typeof type === 'string' ? type.slice(0, 120) : undefined;
   } catch {
     return undefined;

@@ -40,9 +40,6 @@ export interface GatewayUpstreams extends Upstreams {
   stats(): UpstreamStats;
 }
 
-/** A body larger than this is refused rather than buffered (a full 5000-row page is a few MB). */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
 export function createUpstreams(config: Config, log: Logger, options: UpstreamOptions = {}): GatewayUpstreams {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const pools = new Map<string, Pool>();
@@ -55,7 +52,8 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
         connections: config.upstreamMaxConnections,
         keepAliveTimeout: 10_000,
         connectTimeout: Math.min(10_000, config.upstreamTimeoutMs),
-        maxResponseSize: MAX_RESPONSE_BYTES,
+        // A body larger than this is refused rather than buffered (a full 5000-row page is about 6 MB).
+        maxResponseSize: config.upstreamMaxBodyBytes,
       });
       pools.set(origin, pool);
       dispatcher = options.interceptors?.length ? pool.compose([...options.interceptors]) : pool;

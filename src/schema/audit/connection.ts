@@ -2,12 +2,12 @@
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode, UpstreamError } from '../../errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult } from '../../upstream/types.js';
 import { reportRowErrors } from '../audit-row-errors.js';
 import { cursorEncoder } from './cursor.js';
-import { parsePageRequest, type AuditConnectionArgs } from './page-request.js';
+import { parsePageRequest, type AuditConnectionArgs, type PageRequest } from './page-request.js';
 import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
@@ -47,7 +47,7 @@ export async function resolveAuditConnection(
   info: GraphQLResolveInfo,
 ): Promise<AuditConnectionResult> {
   const request = parsePageRequest(args, requestTime(context));
-  const page = await readPage(context, request.scope, planPage(request));
+  const page = request.size === 0 ? emptyPage(request) : await readPage(context, request.scope, planPage(request));
   return buildConnection(context, info, request.scope, page);
 }
 
@@ -66,6 +66,18 @@ function requestTime(context: GatewayContext): number {
   return now;
 }
 
+/**
+ * `first: 0` / `last: 0` read nothing upstream: the page info says what the cursors already tell
+ * (a `before` cursor names a record that follows, `after` one that precedes).
+ */
+function emptyPage(request: PageRequest): PageRows {
+  const start = request.direction === 'backward' && request.hi !== undefined ? request.hi : request.lo;
+  return { start, count: 0, rows: [], first: 0, hasNextPage: request.hi !== undefined };
+}
+
+const inconsistent = (detail: Record<string, unknown>) =>
+  new UpstreamError('UPSTREAM_INVALID_RESPONSE', 'identity', 'The audit report answered inconsistently while paging.', detail);
+
 async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePlan): Promise<PageRows> {
   if (plan.kind === 'slice') {
     const size = plan.end - plan.start;
@@ -78,6 +90,8 @@ async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePl
   const readFrom = Math.max(plan.lo, end.lastPresent + 1 - plan.size);
   const rows = await readRange(context, scope, readFrom, end.firstMissing - readFrom);
   const windowEnd = readFrom + rows.length;
+  // The probes saw a row at lastPresent; a read that ends before it contradicts them.
+  if (windowEnd <= end.lastPresent) throw inconsistent({ lastPresent: end.lastPresent, windowEnd });
   const start = Math.max(plan.lo, windowEnd - plan.size);
   return { start, count: Math.max(0, windowEnd - start), rows, first: start - readFrom, hasNextPage: false };
 }
@@ -92,8 +106,9 @@ function buildConnection(
   const edges: AuditEdge[] = [];
   const unreadable: { position: number; reason: string }[] = [];
   for (let i = 0; i < page.count; i++) {
-    const row = page.rows[page.first + i]!;
+    const row = page.rows[page.first + i];
     const position = page.start + i;
+    if (!row) throw inconsistent({ position });
     if (row.ok) edges.push({ cursor: cursorAt(position), node: row.record });
     else unreadable.push({ position, reason: row.reason });
   }

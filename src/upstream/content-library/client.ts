@@ -11,6 +11,8 @@ export interface ContentLibraryClientOptions {
   readonly sessions: SessionManager | undefined;
 }
 
+const VAPI_NOT_FOUND = /\.vapi\.std\.errors\.not_found$/;
+
 export class ContentLibraryClient implements ContentLibraryApi {
   readonly #options: ContentLibraryClientOptions;
 
@@ -29,6 +31,8 @@ export class ContentLibraryClient implements ContentLibraryApi {
         schema: fileListSchema,
         credentials: sessions,
         notFoundMessage: `Update session ${updateSessionId} was not found.`,
+        // A vAPI `not_found` says the session is missing; a bare 404 means the path is wrong.
+        notFoundType: VAPI_NOT_FOUND,
       },
       call,
     );

@@ -74,6 +74,7 @@ export class SessionManager implements CredentialSource {
           headers: { authorization: basicAuthorization(credentials.username, credentials.password) },
           schema: sessionLoginSchema,
           credentialRoute: true,
+          retryLikeGet: true,
         },
         { log },
       );

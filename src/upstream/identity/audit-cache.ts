@@ -13,8 +13,8 @@
  * - Single flight: concurrent misses of one key share one upstream call, detached from the
  *   callers' signals (bounded by the call's own deadline), so one caller going away does not fail
  *   the others; each caller stops waiting on its own signal.
- * - Errors are never kept. Pages with unreadable rows are kept as they are: that is what the
- *   upstream answered, and the schema layer reports the rows to every caller anew.
+ * - Errors are never kept, nor pages with unreadable rows: an upstream that sends a broken record
+ *   is often mid-repair, and a kept page would repeat the breakage long after it is fixed.
  *
  * Pages are shared between requests: they are read-only (see the readonly types).
  */
@@ -122,7 +122,7 @@ export class AuditPageCache {
     // Not tied to this caller's signal: others may join this very call.
     const flight = fetch({ log: call.log })
       .then((measured) => {
-        this.#lru.set(key, measured);
+        if (measured.page.rows.every((row) => row.ok)) this.#lru.set(key, measured);
         return measured;
       })
       .finally(() => this.#inflight.delete(key));

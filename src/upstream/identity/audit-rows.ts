@@ -24,16 +24,28 @@ export function readAuditRows(data: readonly unknown[]): AuditRowsResult {
   return { rows, failed };
 }
 
+/** A record's JSON string longer than this is unreadable (real records are a few hundred bytes). */
+export const MAX_RECORD_JSON_BYTES = 1024 * 1024;
+/** A record nested deeper than this is unreadable: serializing it again could exhaust the stack. */
+export const MAX_RECORD_DEPTH = 64;
+
 const NOT_A_ROW: AuditRowResult = { ok: false, reason: 'The audit row is not an array.' };
 
 /** Reasons name the problem, never the record's content (a JSON.parse message quotes the input). */
 function readRecord(column: unknown): AuditRowResult {
   if (typeof column !== 'string') return { ok: false, reason: 'The audit record is missing.' };
+  // Bytes are at least characters and at most three times as many: measure only in between.
+  if (column.length > MAX_RECORD_JSON_BYTES || (column.length > MAX_RECORD_JSON_BYTES / 3 && Buffer.byteLength(column) > MAX_RECORD_JSON_BYTES)) {
+    return { ok: false, reason: `The audit record is longer than ${MAX_RECORD_JSON_BYTES} bytes.` };
+  }
   let json: unknown;
   try {
     json = JSON.parse(column);
   } catch {
     return { ok: false, reason: 'The audit record is not valid JSON.' };
+  }
+  if (deeperThan(json, MAX_RECORD_DEPTH)) {
+    return { ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` };
   }
   const parsed = auditRecordSchema.safeParse(json);
   if (parsed.success) return { ok: true, record: parsed.data };
@@ -41,4 +53,18 @@ function readRecord(column: unknown): AuditRowResult {
     .slice(0, 3)
     .map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
   return { ok: false, reason: `The audit record does not match its documented shape (${problems.join('; ')}).` };
+}
+
+/** Whether objects and arrays nest more than `limit` levels; iterative, stops at the first too deep. */
+function deeperThan(root: unknown, limit: number): boolean {
+  if (typeof root !== 'object' || root === null) return false;
+  const stack: [object, number][] = [[root, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [value, depth] = item;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === 'object' && child !== null) stack.push([child as object, depth + 1]);
+    }
+  }
+  return false;
 }

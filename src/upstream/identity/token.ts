@@ -139,6 +139,7 @@ export class TokenManager implements CredentialSource {
           body: form.toString(),
           schema: tokenResponseSchema,
           credentialRoute: true,
+          retryLikeGet: true,
         },
         { log },
       );
