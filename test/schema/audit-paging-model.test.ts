@@ -114,12 +114,18 @@ describe('paging over a window', () => {
     expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
   });
 
-  it('answers first: 0 and last: 0 with exact pageInfo and no edges', async () => {
+  it('answers first: 0 and last: 0 without an upstream call, with the page info the cursors tell', async () => {
     const audit = fakeAudit(7);
-    expect((await page(audit, { first: 0 })).pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, startCursor: null });
-    const empty = fakeAudit(0);
-    expect((await page(empty, { first: 0 })).pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
-    expect((await page(audit, { last: 0 })).pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    expect((await page(audit, { first: 0 })).pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false, startCursor: null });
+    expect((await page(audit, { last: 0 })).pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false, endCursor: null });
+    expect(audit.calls).toEqual([]);
+    const { pageInfo } = await page(audit, { first: 3 });
+    audit.calls.length = 0;
+    const afterCursor = await page(audit, { first: 0, after: pageInfo.endCursor });
+    expect(afterCursor).toMatchObject({ edges: [], pageInfo: { hasPreviousPage: true, hasNextPage: false } });
+    const beforeCursor = await page(audit, { last: 0, before: pageInfo.endCursor });
+    expect(beforeCursor).toMatchObject({ edges: [], pageInfo: { hasPreviousPage: true, hasNextPage: true } });
+    expect(audit.calls).toEqual([]);
   });
 
   it('reads a 5000-row page plus its look-ahead row in two concurrent calls', async () => {

@@ -124,10 +124,10 @@ describe('token manager', { timeout: 10_000 }, () => {
     expect(harness.sim.control.counters().audit).toBe(0);
   });
 
-  it('fails with UPSTREAM_UNAVAILABLE when the token endpoint fails, without retrying the POST', async () => {
+  it('fails with UPSTREAM_UNAVAILABLE when the token endpoint keeps failing, without retrying a plain 500', async () => {
     harness = await startUpstreamHarness();
     const { upstreams, sim, call } = harness;
-    sim.control.failNext(1, 503, { route: 'token' });
+    sim.control.failNext(1, 500, { route: 'token' });
     const error = await upstreams.identity!.auditReport(fullWindow(1), call).catch((e) => e);
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
     expect(sim.control.counters().token).toBe(1);
