@@ -1,0 +1,117 @@
+/**
+ * A hostile or broken identity service: huge and deeply nested records, oversize, endless and
+ * cut-off bodies, pages that contradict the probes. Each ends as a contract error for its item,
+ * the rest of the answer intact, and nothing broken is ever cached.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { HOUR } from '../helpers/audit.js';
+import { settleTicks, watchUnhandled } from './unhandled.js';
+
+const PAGE = /* GraphQL */ `
+  query ($first: Int, $last: Int, $filter: AuditEventFilter) {
+    auditEvents(first: $first, last: $last, filter: $filter) {
+      pageInfo { hasNextPage }
+      edges { cursor node { ... on AuditRecord { uuid values } } }
+    }
+  }
+`;
+const codes = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.map((e) => e.extensions?.code);
+
+let unhandled: ReturnType<typeof watchUnhandled>;
+beforeEach(() => {
+  unhandled = watchUnhandled();
+});
+afterEach(async () => {
+  await settleTicks();
+  unhandled.stop();
+  expect(unhandled.errors).toEqual([]);
+});
+
+describe('hostile records and bodies', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      simulator: { eventCount: 2000 },
+      env: { UPSTREAM_TIMEOUT_MS: '1500', AUDIT_CACHE_MAX_BYTES: '0' },
+    });
+  });
+  afterAll(() => gw.close());
+  beforeEach(() => gw.sim.control.clearFaults());
+
+  it.each([
+    ['a record longer than 1 MB', 'huge-record'],
+    ['a record nested 5000 levels deep', 'deep-record'],
+  ] as const)('%s is one unreadable row; the rest of the page comes back', async (_case, kind) => {
+    gw.sim.control.hostileNext('audit', kind);
+    const response = await gw.execute(PAGE, { first: 20 });
+    expect(response.data?.auditEvents.edges).toHaveLength(19);
+    expect(codes(response)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+    expect(response.errors?.[0]?.message).toMatch(/position 0/);
+  });
+
+  it('a body over UPSTREAM_MAX_BODY_BYTES (default 16 MB) is UPSTREAM_INVALID_RESPONSE', async () => {
+    gw.sim.control.hostileNext('audit', 'oversize-body', { bytes: 16 * 1024 * 1024 + 1024 });
+    const response = await gw.execute(PAGE, { first: 20 });
+    expect(response.data).toBeNull();
+    expect(codes(response)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+    expect(gw.logs().some((line) => line.msg === 'upstream call failed' && JSON.stringify(line).includes('size limit'))).toBe(true);
+  });
+
+  it('a body that never ends is UPSTREAM_UNAVAILABLE within the deadline', async () => {
+    gw.sim.control.hostileNext('audit', 'endless-body');
+    const response = await gw.execute(PAGE, { first: 20 });
+    expect(codes(response)).toEqual(['UPSTREAM_UNAVAILABLE']);
+  });
+
+  it('a connection reset halfway through the body is UPSTREAM_UNAVAILABLE', async () => {
+    gw.sim.control.hostileNext('audit', 'reset-mid-body');
+    const response = await gw.execute(PAGE, { first: 20 });
+    expect(codes(response)).toEqual(['UPSTREAM_UNAVAILABLE']);
+  });
+
+  it('pages that contradict the probes of a `last:` search are UPSTREAM_INVALID_RESPONSE', async () => {
+    gw.sim.control.inconsistentPages(1);
+    const response = await gw.execute(PAGE, { last: 10 });
+    expect(codes(response)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+    expect(gw.logs().some((line) => line.err?.type === 'TypeError')).toBe(false);
+  });
+});
+
+describe('a body cap set lower', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ simulator: { eventCount: 2000 }, env: { UPSTREAM_MAX_BODY_BYTES: String(256 * 1024) } });
+  });
+  afterAll(() => gw.close());
+
+  it('refuses a page larger than the cap, and serves one below it', async () => {
+    const small = await gw.execute(PAGE, { first: 50 });
+    expect(small.errors).toBeUndefined();
+    const large = await gw.execute(PAGE, { first: 2000 });
+    expect(codes(large)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+  });
+});
+
+describe('the closed-window cache and unreadable rows', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ simulator: { eventCount: 2000 } });
+  });
+  afterAll(() => gw.close());
+
+  it('never keeps a page that had an unreadable row: the next request sees the recovered upstream', async () => {
+    const now = Date.now();
+    const filter = { from: new Date(now - 72 * HOUR).toISOString(), to: new Date(now - 2 * HOUR).toISOString() };
+    gw.sim.control.hostileNext('audit', 'huge-record');
+    const broken = await gw.execute(PAGE, { first: 10, filter });
+    expect(codes(broken)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+    const recovered = await gw.execute(PAGE, { first: 10, filter });
+    expect(recovered.errors).toBeUndefined();
+    expect(recovered.data.auditEvents.edges).toHaveLength(10);
+    // A clean closed-window page is kept as before.
+    const calls = gw.sim.control.counters().audit;
+    await gw.execute(PAGE, { first: 10, filter });
+    expect(gw.sim.control.counters().audit).toBe(calls);
+  });
+});
