@@ -37,7 +37,7 @@ const schemas = {
   refuseRefresh: z.object({ count: count.optional() }),
   hostileNext: z.object({
     route,
-    kind: z.enum(['huge-record', 'deep-record', 'oversize-body', 'endless-body', 'reset-mid-body']),
+    kind: z.enum(['huge-record', 'deep-record', 'oversize-body', 'endless-body', 'reset-mid-body', 'drop-connection']),
     count: count.optional(),
     bytes: count.optional(),
   }),

@@ -38,7 +38,7 @@ export function hostileAuditPage(answer: Answer, kind: HostileKind): Answer {
   return { ...answer, body: JSON.stringify(page) };
 }
 
-/** Writes a body-level hostile answer; returns the status it started with (for the counters). */
+/** Writes a body-level hostile answer; returns the status it started with (0: none, for the counters). */
 export function writeHostileBody(res: ServerResponse, route: SimulatorRoute, plan: PlannedHostility): number {
   switch (plan.kind) {
     case 'oversize-body': {
@@ -77,6 +77,9 @@ export function writeHostileBody(res: ServerResponse, route: SimulatorRoute, pla
       res.write(body.slice(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
       return 200;
     }
+    case 'drop-connection':
+      res.socket?.destroy();
+      return 0;
     default:
       throw new RangeError(`${plan.kind} is not a body-level hostile answer`);
   }

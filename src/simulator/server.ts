@@ -85,7 +85,11 @@ export function createSimulatorServer(state: SimulatorState, control: SimulatorC
     if (malform) return write(res, malformedAnswer(route, malform), true);
     const hostile = state.faults.takeHostile(route);
     if (hostile && RECORD_KINDS.has(hostile.kind)) return write(res, hostileAuditPage(HANDLERS[route](ctx, state), hostile.kind), true);
-    if (hostile) return void state.counters.answered(writeHostileBody(res, route, hostile));
+    if (hostile) {
+      const status = writeHostileBody(res, route, hostile);
+      if (status > 0) state.counters.answered(status);
+      return;
+    }
     write(res, HANDLERS[route](ctx, state), true);
   };
 

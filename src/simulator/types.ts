@@ -75,9 +75,10 @@ export interface SimulatorCounters {
  * What a hostile upstream sends. Audit only: `huge-record` (a record JSON string of 2 MB),
  * `deep-record` (`values` nesting arrays 5000 deep). Any route: `oversize-body` (a valid JSON body of
  * `bytes`, streamed without a length), `endless-body` (headers, then a byte every 50 ms, never the
- * end), `reset-mid-body` (half the promised body, then the connection is destroyed).
+ * end), `reset-mid-body` (half the promised body, then the connection is destroyed),
+ * `drop-connection` (the connection is destroyed before any answer).
  */
-export type HostileKind = 'huge-record' | 'deep-record' | 'oversize-body' | 'endless-body' | 'reset-mid-body';
+export type HostileKind = 'huge-record' | 'deep-record' | 'oversize-body' | 'endless-body' | 'reset-mid-body' | 'drop-connection';
 
 /** `shape`: valid JSON of the wrong shape (`{"unexpected":true}`); `truncated`: JSON cut short. */
 export type MalformKind = 'shape' | 'truncated';

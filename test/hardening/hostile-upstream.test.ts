@@ -74,7 +74,7 @@ describe('hostile records and bodies', () => {
     gw.sim.control.inconsistentPages(1);
     const response = await gw.execute(PAGE, { last: 10 });
     expect(codes(response)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
-    expect(gw.logs().some((line) => line.err?.type === 'TypeError')).toBe(false);
+    expect(gw.logs().some((line) => (line.err as { type?: string } | undefined)?.type === 'TypeError')).toBe(false);
   });
 });
 
