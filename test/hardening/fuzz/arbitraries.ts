@@ -30,7 +30,7 @@ const stringLiteral = fc.oneof(
 );
 /** Page sizes: mostly small, sometimes the extremes. */
 const size = fc.oneof(
-  { arbitrary: fc.integer({ min: -3, max: 60 }).map(String), weight: 8 },
+  { arbitrary: fc.integer({ min: -3, max: 60 }).map(String), weight: 12 },
   { arbitrary: fc.constantFrom('5000', '5001', '2147483647', '-2147483648', '1.5', 'null', '"10"'), weight: 2 },
   { arbitrary: fc.constant('$n'), weight: 2 },
 );

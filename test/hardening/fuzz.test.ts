@@ -1,0 +1,163 @@
+/**
+ * Hostile-input suite: property-based fuzzing of documents, variables and `_entities`
+ * representations against the real entry point over HTTP (demo mode, production heap cap), and of
+ * a hostile upstream against an in-process gateway. Every answer must be JSON whose errors carry
+ * a contract code (never INTERNAL_SERVER_ERROR), no rejection may go unhandled, the process must
+ * keep running and its memory must stay bounded.
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_IDS, type HostileKind } from '../../src/simulator/index.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { runGateway, type GatewayProcess } from '../helpers/process.js';
+import { CONTRACT_CODES, document, mangledDocument, representations, variables } from './fuzz/arbitraries.js';
+import { settleTicks, watchUnhandled } from './unhandled.js';
+
+interface Answer {
+  readonly status: number;
+  readonly body: { data?: unknown; errors?: { message?: unknown; extensions?: { code?: unknown } }[] };
+}
+
+/** The answer is JSON with data or errors, and every error has a contract code. */
+function expectContractAnswer({ status, body }: Answer, sent: unknown): void {
+  const context = JSON.stringify(sent).slice(0, 2000);
+  expect(status, context).toBeLessThan(500);
+  expect('data' in body || 'errors' in body, context).toBe(true);
+  for (const error of body.errors ?? []) {
+    expect(typeof error.message, context).toBe('string');
+    expect(CONTRACT_CODES.has(String(error.extensions?.code)), `${String(error.extensions?.code)}: ${String(error.message)} for ${context}`).toBe(true);
+  }
+}
+
+/** Peak resident memory of a process, from /proc (Linux). */
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+
+describe('hostile callers against the running gateway (real HTTP, demo mode, heap capped at 256 MB)', () => {
+  let gateway: GatewayProcess;
+  let url: string;
+  beforeAll(async () => {
+    gateway = runGateway({ NODE_OPTIONS: '--max-old-space-size=256', LOG_LEVEL: 'info' });
+    url = await gateway.ready;
+  });
+  afterAll(async () => {
+    await gateway.stop('SIGKILL');
+  });
+
+  const post = async (payload: unknown): Promise<Answer> => {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(payload),
+    });
+    return { status: response.status, body: (await response.json()) as Answer['body'] };
+  };
+
+  it('documents: every answer carries contract codes', async () => {
+    await fc.assert(
+      fc.asyncProperty(mangledDocument, async (query) => {
+        expectContractAnswer(await post({ query }), query);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('documents with variables of any shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(document, variables, async (query, vars) => {
+        expectContractAnswer(await post({ query, variables: vars }), { query, vars });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('_entities representations: items settle on their own', async () => {
+    const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on UpdateSession { id files { name } } } }';
+    await fc.assert(
+      fc.asyncProperty(representations, async (r) => {
+        const answer = await post({ query, variables: { r } });
+        expectContractAnswer(answer, r);
+        // Whenever the list coerces and is within the cap, there is one item per representation.
+        const coerces = r.every((item) => item !== null);
+        const entities = (answer.body.data as { _entities?: unknown[] } | null | undefined)?._entities;
+        if (coerces && r.length <= 100) expect(entities, JSON.stringify(r).slice(0, 500)).toHaveLength(r.length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('is still running, serving, and within its memory bound afterwards', async () => {
+    expect(gateway.child.exitCode).toBeNull();
+    const answer = await post({ query: `{ updateSession(id: "${SESSION_IDS.ready}") { id } }` });
+    expect(answer.body).toEqual({ data: { updateSession: { id: SESSION_IDS.ready } } });
+    expect(peakRssMb(gateway.child.pid!)).toBeLessThan(450);
+  });
+});
+
+describe('a hostile upstream (in-process gateway over the simulator)', () => {
+  let gw: TestGateway;
+  const unhandled = watchUnhandled();
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      simulator: { eventCount: 300 },
+      env: { UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_BODY_BYTES: String(256 * 1024), LOG_LEVEL: 'warn' },
+    });
+  });
+  afterAll(async () => {
+    unhandled.stop();
+    await gw.close();
+  });
+
+  type Fault =
+    | { readonly kind: HostileKind; readonly route: 'audit' | 'files' }
+    | { readonly kind: 'inconsistent' | 'malformed' | 'status'; readonly route: 'audit' | 'files'; readonly status?: number };
+  const fault: fc.Arbitrary<Fault> = fc.oneof(
+    fc.record({ kind: fc.constantFrom<HostileKind>('huge-record', 'deep-record'), route: fc.constant('audit' as const) }),
+    fc.record({
+      kind: fc.constantFrom<HostileKind>('oversize-body', 'endless-body', 'reset-mid-body', 'drop-connection'),
+      route: fc.constantFrom('audit' as const, 'files' as const),
+    }),
+    fc.record({ kind: fc.constant('inconsistent' as const), route: fc.constant('audit' as const) }),
+    fc.record({ kind: fc.constant('malformed' as const), route: fc.constantFrom('audit' as const, 'files' as const) }),
+    fc.record({
+      kind: fc.constant('status' as const),
+      route: fc.constantFrom('audit' as const, 'files' as const),
+      status: fc.constantFrom(400, 404, 500, 503),
+    }),
+  );
+  const operations = [
+    '{ auditEvents(first: 20) { edges { node { ... on AuditRecord { uuid values } } } pageInfo { hasNextPage } } }',
+    '{ auditEvents(last: 7) { edges { cursor } pageInfo { hasPreviousPage } } }',
+    `{ updateSessionFiles(updateSessionId: "${SESSION_IDS.mixed}") { name status } }`,
+    `{ _entities(representations: [{ __typename: "UpdateSession", id: "${SESSION_IDS.ready}" }, { __typename: "UpdateSession", id: "${SESSION_IDS.many}" }]) { ... on UpdateSession { id files { name } } } }`,
+  ];
+
+  const arm = (f: Fault, count: number) => {
+    const { control } = gw.sim;
+    if (f.kind === 'inconsistent') control.inconsistentPages(count);
+    else if (f.kind === 'malformed') control.malformNext(f.route, count);
+    else if (f.kind === 'status') control.failNext(count, f.status!, { route: f.route });
+    else control.hostileNext(f.route, f.kind, { count, bytes: 512 * 1024 });
+  };
+
+  it('every fault ends as a contract error for its item, and the gateway recovers', async () => {
+    await fc.assert(
+      fc.asyncProperty(fault, fc.integer({ min: 1, max: 3 }), fc.constantFrom(...operations), async (f, count, query) => {
+        gw.sim.control.clearFaults();
+        arm(f, count);
+        const response = await gw.fetch('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        });
+        expectContractAnswer({ status: response.status, body: (await response.json()) as Answer['body'] }, { f, query });
+      }),
+      { numRuns: 40 },
+    );
+    gw.sim.control.clearFaults();
+    const healthy = await gw.execute(operations[0]!);
+    expect(healthy.errors).toBeUndefined();
+    await settleTicks();
+    expect(unhandled.errors).toEqual([]);
+  });
+});
