@@ -15,6 +15,7 @@ import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
+import { useNoEchoedInput } from './plugins/no-echo.js';
 import { useAccessLog, useErrorLog, yogaLogger } from './plugins/logging.js';
 import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
@@ -128,6 +129,7 @@ export function createGateway({
     useAccessLog(log),
     ...(tracing ? [tracing.plugin()] : []),
     useResponseCompression(),
+    useNoEchoedInput(),
     useBodyLimit(config.maxRequestBytes),
     useReadinessCheck({ endpoint: '/readyz', check: isReady }),
     useGraphiQL({
