@@ -38,7 +38,9 @@ export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
           logged.add(original);
           const log = args.contextValue.log;
           if (original instanceof GatewayError) {
-            const level = CALLER_MISTAKES.has(original.code) ? 'info' : 'warn';
+            // A failed upstream call (its detail names the route) was logged by the call itself.
+            const loggedByCall = original.detail !== undefined && 'route' in original.detail;
+            const level = loggedByCall ? 'debug' : CALLER_MISTAKES.has(original.code) ? 'info' : 'warn';
             log[level]({ code: original.code, path: error.path, detail: original.detail }, original.message);
           } else {
             log.error({ err: original, path: error.path }, 'unexpected resolver error');
