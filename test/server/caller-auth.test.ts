@@ -184,8 +184,8 @@ describe('JWT callers (JWKS)', () => {
     expect(((await response.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     expect(upstreamCalls(gateway)).toBe(0);
     const written = gateway.logs().slice(before);
-    expect(written.filter((l) => l.level >= 40)).toHaveLength(1);
-    expect(written.filter((l) => l.level >= 50)).toHaveLength(0);
+    expect(written.filter((l) => (l.level as number) >= 40)).toHaveLength(1);
+    expect(written.filter((l) => (l.level as number) >= 50)).toHaveLength(0);
     expect(JSON.stringify(written)).not.toMatch(/"stack"|\n\s+at /);
   });
 
@@ -194,7 +194,7 @@ describe('JWT callers (JWKS)', () => {
     const response = await send(`Bearer ${issuer.token({ ...good, aud: 'someone-else' })}`);
     expect(response.status).toBe(401);
     const written = gateway.logs().slice(before);
-    expect(written.filter((l) => l.level >= 40)).toHaveLength(1);
+    expect(written.filter((l) => (l.level as number) >= 40)).toHaveLength(1);
     expect(JSON.stringify(written)).not.toMatch(/"stack"|\n\s+at /);
   });
 

@@ -16,7 +16,7 @@ describe('one access line per request, each error once at the right level', () =
     const response = await gateway.fetch(path, { ...init, headers: { ...init.headers, 'x-request-id': requestId } });
     await response.arrayBuffer();
     const lines = gateway.logs().filter((l) => l.requestId === requestId || JSON.stringify(l).includes(requestId));
-    const others = gateway.logs().filter((l) => l.level >= WARN && !l.requestId);
+    const others = gateway.logs().filter((l) => (l.level as number) >= WARN && !l.requestId);
     return { response, lines, access: lines.filter((l) => l.msg === 'request'), others };
   }
   const graphql = (query: string, headers: Record<string, string> = {}) => ({
@@ -45,8 +45,8 @@ describe('one access line per request, each error once at the right level', () =
     const { access, lines } = await linesOf('req-401', '/graphql', graphql('{ __typename }'));
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({ status: 401, caller: 'anonymous', errors: ['UNAUTHENTICATED'] });
-    expect(lines.filter((l) => l.level >= WARN)).toHaveLength(0);
-    expect(gateway.logs().slice(before).filter((l) => l.level >= ERROR)).toHaveLength(0);
+    expect(lines.filter((l) => (l.level as number) >= WARN)).toHaveLength(0);
+    expect(gateway.logs().slice(before).filter((l) => (l.level as number) >= ERROR)).toHaveLength(0);
   });
 
   it('does not log a caller mistake (BAD_USER_INPUT) at error, nor with a stack', async () => {
@@ -59,9 +59,9 @@ describe('one access line per request, each error once at the right level', () =
     expect(access).toHaveLength(1);
     expect(access[0]!.errors).toEqual(['BAD_USER_INPUT']);
     const written = gateway.logs().slice(before);
-    expect(written.filter((l) => l.level >= WARN)).toHaveLength(0);
+    expect(written.filter((l) => (l.level as number) >= WARN)).toHaveLength(0);
     expect(JSON.stringify(written)).not.toMatch(/"stack"/);
-    expect(lines.filter((l) => l.level >= 30 && l.msg !== 'request')).toHaveLength(1);
+    expect(lines.filter((l) => (l.level as number) >= 30 && l.msg !== 'request')).toHaveLength(1);
   });
 
   it('does not log a CSRF refusal at error', async () => {
@@ -73,7 +73,7 @@ describe('one access line per request, each error once at the right level', () =
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({ status: 403, path: '/graphql' });
     expect(JSON.stringify(access[0])).not.toContain('__typename');
-    expect(gateway.logs().slice(before).filter((l) => l.level >= WARN)).toHaveLength(0);
+    expect(gateway.logs().slice(before).filter((l) => (l.level as number) >= WARN)).toHaveLength(0);
   });
 
   it('logs an upstream failure once, as a warn line with its detail', async () => {
@@ -85,16 +85,16 @@ describe('one access line per request, each error once at the right level', () =
       graphql('{ auditEvents(first: 1) { edges { cursor } } }', { 'x-api-key': 'key-alpha' }),
     );
     expect(access[0]!.errors).toEqual(['UPSTREAM_UNAVAILABLE']);
-    const errorLines = lines.filter((l) => l.code === 'UPSTREAM_UNAVAILABLE' && l.level >= 30);
+    const errorLines = lines.filter((l) => l.code === 'UPSTREAM_UNAVAILABLE' && (l.level as number) >= 30);
     expect(errorLines).toHaveLength(1);
     expect(errorLines[0]!.level).toBe(WARN);
-    expect(gateway.logs().slice(before).filter((l) => l.level >= ERROR)).toHaveLength(0);
+    expect(gateway.logs().slice(before).filter((l) => (l.level as number) >= ERROR)).toHaveLength(0);
   });
 
   it('keeps probes out of the info log', async () => {
     const before = gateway.logs().length;
     await gateway.fetch('/healthz');
     await gateway.fetch('/readyz');
-    expect(gateway.logs().slice(before).filter((l) => l.level >= 30)).toHaveLength(0);
+    expect(gateway.logs().slice(before).filter((l) => (l.level as number) >= 30)).toHaveLength(0);
   });
 });
