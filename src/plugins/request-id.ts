@@ -25,10 +25,13 @@ export function requestIdOf(request: Request): string {
 /** The id of the request the current code runs for, if any. */
 export const currentRequestId = (): string | undefined => scope.getStore();
 
+/** Runs `work` as part of request `id`: whatever it starts reports that id. */
+export const withRequestId = <T>(id: string, work: () => T): T => scope.run(id, work);
+
 export function useRequestId(): Plugin {
   return {
     instrumentation: {
-      request: ({ request }, handle) => scope.run(requestIdOf(request), handle),
+      request: ({ request }, handle) => withRequestId(requestIdOf(request), handle),
     },
     onRequest({ request }) {
       requestIdOf(request);
