@@ -16,6 +16,13 @@ const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
 const MAX_LOGGED_PATH = 256;
 const MAX_LOGGED_CODES = 8;
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
+
+/** The caller's W3C trace id, so the access line joins the caller's trace even without tracing on. */
+function traceIdOf(request: Request): string | undefined {
+  const traceId = TRACEPARENT.exec(request.headers.get('traceparent')?.trim().toLowerCase() ?? '')?.[1];
+  return traceId && !/^0+$/.test(traceId) ? traceId : undefined;
+}
 
 /** Errors already written to the log, so that Yoga's own report of them stays at debug. */
 export type LoggedErrors = WeakSet<object>;
@@ -132,6 +139,7 @@ export function useAccessLog(log: Logger): Plugin {
         operationName: record?.operationName,
         caller: callerOf(request).id,
         ...(record?.codes ? { errors: record.codes } : {}),
+        ...(traceIdOf(request) ? { trace_id: traceIdOf(request) } : {}),
       };
       if (PROBES.has(url.pathname)) log.debug(entry, 'request');
       else log.info(entry, 'request');

@@ -40,6 +40,14 @@ describe('one access line per request, each error once at the right level', () =
     expect(typeof access[0]!.durationMs).toBe('number');
   });
 
+  it('carries the caller\'s trace id when a traceparent comes with the request', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const { access } = await linesOf('req-traced', '/graphql', graphql('{ __typename }', { 'x-api-key': 'key-alpha', traceparent }));
+    expect(access[0]).toMatchObject({ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' });
+    const { access: untraced } = await linesOf('req-bad-trace', '/graphql', graphql('{ __typename }', { 'x-api-key': 'key-alpha', traceparent: 'garbage' }));
+    expect(untraced[0]!.trace_id).toBeUndefined();
+  });
+
   it('logs a refused caller once, as an access line with its code, and nothing at error', async () => {
     const before = gateway.logs().length;
     const { access, lines } = await linesOf('req-401', '/graphql', graphql('{ __typename }'));
