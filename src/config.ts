@@ -75,8 +75,18 @@ const environmentSchema = z.object({
   GATEWAY_JWT_JWKS_URL: httpUrl,
   GATEWAY_JWT_ISSUER: text,
   GATEWAY_JWT_AUDIENCE: text,
+  GATEWAY_JWT_REQUIRE_EXP: z.preprocess(
+    unset,
+    z
+      .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+      .transform((v) => v === 'true' || v === '1')
+      .default(true),
+  ),
   CORS_ORIGINS: list,
-  GRAPHQL_INTROSPECTION: z.preprocess(unset, z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).optional()),
+  GRAPHQL_INTROSPECTION: z.preprocess(
+    unset,
+    z.enum(['true', 'false', '1', '0', 'authenticated'], { message: 'must be true, false or authenticated' }).optional(),
+  ),
   PERSISTED_OPERATIONS_FILE: text,
   PERSISTED_OPERATIONS_ONLY: flag,
   MAX_REQUEST_BYTES: integer(1024, 64 * 1024 * 1024, 256 * 1024),
@@ -84,6 +94,10 @@ const environmentSchema = z.object({
   OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
   AUDIT_CACHE_MAX_BYTES: integer(0, 16 * 1024 ** 3, 64 * 1024 * 1024),
   AUDIT_CACHE_SETTLE_MS: integer(0, 86_400_000, 60_000),
+  SHUTDOWN_DELAY_MS: integer(0, 600_000, 2_000),
+  METRICS_TOKEN: secret,
+  SIMULATOR_PORT: integer(0, 65535, 0),
+  LOG_PRETTY: z.preprocess(unset, z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).optional()),
   LOG_LEVEL: z.preprocess(
     unset,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -124,10 +138,19 @@ export interface Config {
   readonly apiKeys: readonly string[];
   readonly allowAnonymous: boolean;
   /** Caller JWTs are verified against this JWKS when set. */
-  readonly jwt: { readonly jwksUrl: string; readonly issuer?: string; readonly audience?: string } | undefined;
+  readonly jwt:
+    | {
+        readonly jwksUrl: string;
+        readonly issuer?: string;
+        readonly audience?: string;
+        /** Tokens without `exp` are refused (they would be valid forever). */
+        readonly requireExp: boolean;
+      }
+    | undefined;
   /** Browser origins allowed by CORS; empty: no cross-origin access. */
   readonly corsOrigins: readonly string[];
-  readonly introspection: boolean;
+  /** Who may introspect: everyone, callers with a key or JWT (not anonymous ones), or nobody. */
+  readonly introspection: 'all' | 'authenticated' | 'off';
   readonly persistedOperations: { readonly file: string; readonly only: boolean } | undefined;
   readonly maxRequestBytes: number;
   /** OpenTelemetry traces go to this OTLP/HTTP endpoint when set. */
@@ -138,6 +161,14 @@ export interface Config {
   readonly auditCacheSettleMs: number;
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMs: number;
+  /** How long SIGTERM keeps accepting connections (with /readyz at 503) before the listener closes. */
+  readonly shutdownDelayMs: number;
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
+  /** Demo mode: the embedded simulator's port (0: any free port). */
+  readonly simulatorPort: number;
+  /** Human-readable logs (pino-pretty) instead of JSON lines. */
+  readonly logPretty: boolean;
   readonly logLevel: Environment['LOG_LEVEL'];
 }
 
@@ -173,6 +204,16 @@ function crossChecks(source: NodeJS.ProcessEnv): string[] {
     problems.push('PERSISTED_OPERATIONS_FILE: required when PERSISTED_OPERATIONS_ONLY is true');
   }
   return problems;
+}
+
+/**
+ * Everyone may introspect in demo mode. In upstream mode key holders may (GraphiQL's docs and
+ * autocomplete work for them), anonymous callers may not, unless set otherwise.
+ */
+function introspectionFor(value: string | undefined, mode: Config['mode']): Config['introspection'] {
+  if (value === undefined) return mode === 'demo' ? 'all' : 'authenticated';
+  if (value === 'authenticated') return 'authenticated';
+  return ['true', '1'].includes(value) ? 'all' : 'off';
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -219,11 +260,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           jwksUrl: env.GATEWAY_JWT_JWKS_URL,
           ...(env.GATEWAY_JWT_ISSUER ? { issuer: env.GATEWAY_JWT_ISSUER } : {}),
           ...(env.GATEWAY_JWT_AUDIENCE ? { audience: env.GATEWAY_JWT_AUDIENCE } : {}),
+          requireExp: env.GATEWAY_JWT_REQUIRE_EXP,
         })
       : undefined,
     corsOrigins: Object.freeze([...env.CORS_ORIGINS]),
-    // Introspection is on in demo mode; in upstream mode only when asked for.
-    introspection: env.GRAPHQL_INTROSPECTION === undefined ? mode === 'demo' : ['true', '1'].includes(env.GRAPHQL_INTROSPECTION),
+    introspection: introspectionFor(env.GRAPHQL_INTROSPECTION, mode),
     persistedOperations: env.PERSISTED_OPERATIONS_FILE
       ? Object.freeze({ file: env.PERSISTED_OPERATIONS_FILE, only: env.PERSISTED_OPERATIONS_ONLY })
       : undefined,
@@ -233,6 +274,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     auditCacheMaxBytes: env.AUDIT_CACHE_MAX_BYTES,
     auditCacheSettleMs: env.AUDIT_CACHE_SETTLE_MS,
+    shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
+    metricsToken: env.METRICS_TOKEN,
+    simulatorPort: env.SIMULATOR_PORT,
+    // `npm run dev` is for people reading the terminal: pretty unless told otherwise.
+    logPretty: env.LOG_PRETTY === undefined ? source.npm_lifecycle_event === 'dev' : ['true', '1'].includes(env.LOG_PRETTY),
     logLevel: env.LOG_LEVEL,
   });
 }

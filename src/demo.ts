@@ -1,9 +1,13 @@
 /** Demo mode: the embedded simulator serves both upstreams on a loopback port. */
 import type { Config } from './config.js';
-import { DEMO_CLIENT, DEMO_USER, startSimulator, type Simulator } from './simulator/index.js';
+import type { ExampleSessionIds } from './examples/index.js';
+import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from './simulator/index.js';
+
+/** The simulator's seeded sessions the update-session examples open on in demo mode. */
+export const demoSessionIds: ExampleSessionIds = Object.freeze({ withFiles: SESSION_IDS.mixed, ready: SESSION_IDS.ready });
 
 export async function startDemoUpstreams(config: Config): Promise<{ config: Config; simulator: Simulator }> {
-  const simulator = await startSimulator({ host: '127.0.0.1', port: 0, vendor: config.contentLibraryVendor });
+  const simulator = await startSimulator({ host: '127.0.0.1', port: config.simulatorPort, vendor: config.contentLibraryVendor });
   return {
     simulator,
     config: Object.freeze({

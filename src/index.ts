@@ -1,35 +1,75 @@
 /** The process: configuration, demo upstreams, the HTTP listener and a graceful shutdown. */
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { exampleOperations } from './examples/index.js';
+import { installLastResort } from './last-resort.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
 import { createUpstreams } from './upstream/index.js';
 import { createGateway } from './yoga.js';
+
+/** Start-up refusals: one line on stderr, exit code 1, no stack. */
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
 
 function readConfig(): Config {
   try {
     return loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+    refuse(error.message);
   }
+}
+
+/** Why a listener could not start, naming the variable to change. */
+function listenProblem(error: NodeJS.ErrnoException, portVariable: string, port: number, host: string): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `${portVariable}: port ${port} on ${host} is already in use`;
+    case 'EACCES':
+      return `${portVariable}: no permission to listen on port ${port}`;
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EINVAL':
+      return `HOST: cannot listen on "${host}" (${error.code}): not an address of this machine`;
+    default:
+      return `${portVariable}/HOST: cannot listen on ${host}:${port} (${error.code ?? error.message})`;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
 }
 
 async function main() {
   let config = readConfig();
-  const log = createLogger({ level: config.logLevel });
+  const log = createLogger({ level: config.logLevel, pretty: config.logPretty });
+  installLastResort(log, process, (code) => process.exit(code));
 
   let closeSimulator = async () => {};
+  let examples = exampleOperations();
   if (config.mode === 'demo') {
-    const { startDemoUpstreams } = await import('./demo.js');
-    const demo = await startDemoUpstreams(config);
+    const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
+    const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
+      refuse(`Cannot start the demo simulator: ${listenProblem(error, 'SIMULATOR_PORT', config.simulatorPort, '127.0.0.1')}`),
+    );
     config = demo.config;
+    examples = exampleOperations(demoSessionIds);
     closeSimulator = () => demo.simulator.close();
     log.warn(
       { simulator: demo.simulator.url },
-      'DEMO MODE: no upstream URL is configured, so both upstreams are served by the embedded simulator ' +
+      `DEMO MODE: no upstream URL is configured, so both upstreams are served by the embedded simulator at ${demo.simulator.url} ` +
         'with generated data. Set IDENTITY_BASE_URL and/or CONTENT_LIBRARY_URL to use real services.',
     );
   }
@@ -39,39 +79,52 @@ async function main() {
   let draining = false;
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
-  const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining });
-  const server = createServer(yoga);
-  server.listen(config.port, config.host, () => {
-    const { port } = server.address() as AddressInfo;
-    log.info(
-      { port, host: config.host, mode: config.mode, identity: !!config.identity, contentLibrary: !!config.contentLibrary },
-      `Gateway ready at http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}/graphql`,
-    );
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining });
+  const server = createServer((request, response) => {
+    // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
+    if (draining) response.setHeader('connection', 'close');
+    void yoga(request, response);
   });
+  const address = await listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
+    await closeSimulator();
+    return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
+  });
+  log.info(
+    { port: address.port, host: config.host, mode: config.mode, identity: !!config.identity, contentLibrary: !!config.contentLibrary },
+    `Gateway ready at http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${address.port}/graphql`,
+  );
 
+  const stop = async () => {
+    await upstreams.close();
+    await tracing?.shutdown();
+    await closeSimulator();
+    log.info('stopped');
+    process.exit(0);
+  };
   const shutdown = (signal: string) => {
     if (draining) return;
     draining = true;
-    log.info({ signal, graceMs: config.shutdownGraceMs }, 'draining: finishing in-flight requests');
-    // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
-    server.close(async () => {
-      await upstreams.close();
-      await tracing?.shutdown();
-      await closeSimulator();
-      log.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    log.info(
+      { signal, delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs },
+      'draining: /readyz answers 503; new connections are accepted until the delay is over',
+    );
+    // Load balancers need a few probes to see the 503 and stop sending; only then stop listening.
     setTimeout(() => {
-      log.warn('grace period over: closing remaining connections');
-      server.closeAllConnections();
-    }, config.shutdownGraceMs).unref();
+      log.info('draining: listener closed, finishing in-flight requests');
+      server.close(() => void stop());
+      server.closeIdleConnections();
+      // A connection busy at close() becomes idle after its (connection: close) answer; sweep.
+      setInterval(() => server.closeIdleConnections(), 50).unref();
+      setTimeout(() => {
+        log.warn('grace period over: closing remaining connections');
+        server.closeAllConnections();
+      }, config.shutdownGraceMs).unref();
+    }, config.shutdownDelayMs);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  refuse(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}`);
 });

@@ -1,5 +1,9 @@
-/** Structured JSON logs. Credentials are redacted wherever they appear in a logged object. */
+/**
+ * Structured JSON logs. Credentials are redacted wherever they appear in a logged object.
+ * `pretty` (LOG_PRETTY, on by default under `npm run dev`) writes readable lines instead.
+ */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 const secretKeys = [
   'authorization',
@@ -33,7 +37,23 @@ export const redactPaths = [
   ...secretKeys.map((k) => `*.detail.*["${k}"]`),
 ];
 
-export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+export interface LoggerSetup {
+  readonly level?: string;
+  readonly destination?: DestinationStream;
+  /** Readable lines for a terminal (pino-pretty) instead of JSON. */
+  readonly pretty?: boolean;
+}
+
+export function createLogger(options: LoggerSetup = {}): Logger {
+  const destination = options.pretty
+    ? pinoPretty({
+        sync: true,
+        colorize: process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+        ...(options.destination ? { destination: options.destination as NodeJS.WritableStream } : {}),
+      })
+    : options.destination;
   return pino(
     {
       level: options.level ?? 'info',
@@ -41,7 +61,7 @@ export function createLogger(options: { level?: string; destination?: Destinatio
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: redactPaths, censor: '[redacted]' },
     },
-    options.destination,
+    destination,
   );
 }
 

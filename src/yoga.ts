@@ -8,12 +8,16 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { Config } from './config.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
 import { GatewayError } from './errors.js';
-import { exampleOperations } from './examples/index.js';
+import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
-import type { GatewayMetrics } from './plugins/metrics.js';
+import { useResponseCompression } from './plugins/compression.js';
+import { useGraphiQL } from './plugins/graphiql.js';
+import { useNoEchoedInput } from './plugins/no-echo.js';
+import { useAccessLog, useErrorLog, yogaLogger } from './plugins/logging.js';
+import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
@@ -29,6 +33,8 @@ export interface GatewayOptions {
   readonly tracing?: Tracing | undefined;
   /** false once the gateway starts draining: /readyz answers 503. */
   readonly isReady?: () => boolean;
+  /** GraphiQL's tabs; demo mode passes ones with the simulator's session ids. */
+  readonly examples?: readonly ExampleOperation[];
 }
 
 export type ServerContext = Record<string, unknown>;
@@ -74,46 +80,81 @@ function maskError(error: unknown, message: string): Error {
   });
 }
 
-/** Logs each field error with its detail (never shown to the client) and the request id. */
-function useErrorLog(): Plugin<GatewayContext> {
-  return {
-    onExecute: () => ({
-      onExecuteDone: ({ args, result }) => {
-        if (!('errors' in result) || !result.errors) return;
-        for (const error of result.errors) {
-          const original = error.originalError;
-          if (original instanceof GatewayError) {
-            args.contextValue.log.warn(
-              { code: original.code, path: error.path, detail: original.detail },
-              original.message,
-            );
-          } else if (original) {
-            args.contextValue.log.error({ err: original, path: error.path }, 'unexpected resolver error');
-          }
-        }
+/** Introspection for everyone, for callers with a key or JWT, or for nobody (config.introspection). */
+function useIntrospectionPolicy(policy: Config['introspection']): Plugin[] {
+  if (policy === 'all') return [];
+  return [
+    {
+      onValidate: ({ addValidationRule, context }) => {
+        const request = (context as { request?: Request }).request;
+        if (policy === 'authenticated' && request && callerOf(request).id !== 'anonymous') return;
+        addValidationRule(NoSchemaIntrospectionCustomRule);
       },
-    }),
+    },
+  ];
+}
+
+const CORS_ALLOWED_HEADERS = [
+  'content-type',
+  'x-api-key',
+  'authorization',
+  'apollo-require-preflight',
+  'x-graphql-yoga-csrf',
+  'x-request-id',
+  'traceparent',
+  'tracestate',
+  'apollographql-client-name',
+  'apollographql-client-version',
+];
+
+/** Listed origins only: any other origin (and `Origin: null`) gets no CORS header at all. */
+function corsFor(origins: readonly string[]) {
+  if (origins.length === 0) return false as const;
+  const allowed = new Set(origins);
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    if (origin === null || origin === 'null' || !allowed.has(origin)) return false as const;
+    return { origin, credentials: true, allowedHeaders: CORS_ALLOWED_HEADERS, exposedHeaders: ['x-request-id'] };
   };
 }
 
-function useNoIntrospection(): Plugin {
-  return { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
-}
-
-export function createGateway({ config, upstreams, log, metrics, tracing, isReady = () => true }: GatewayOptions): GatewayYoga {
+export function createGateway({
+  config,
+  upstreams,
+  log,
+  metrics,
+  tracing,
+  isReady = () => true,
+  examples = exampleOperations(),
+}: GatewayOptions): GatewayYoga {
+  const loggedErrors = new WeakSet<object>();
   const plugins: Plugin[] = [
     useRequestId(),
+    useAccessLog(log),
     ...(tracing ? [tracing.plugin()] : []),
+    useResponseCompression(),
+    useNoEchoedInput(),
     useBodyLimit(config.maxRequestBytes),
     useReadinessCheck({ endpoint: '/readyz', check: isReady }),
+    useGraphiQL({
+      title: 'Identity & content library gateway',
+      endpoint: '/graphql',
+      introspection: config.introspection !== 'off',
+      defaultTabs: examples.map((op) => ({
+        query: op.query,
+        variables: op.variables ? JSON.stringify(op.variables, null, 2) : null,
+        headers: config.apiKeys.length > 0 ? JSON.stringify({ 'x-api-key': '<your key>' }, null, 2) : null,
+      })),
+    }),
+    ...(config.metricsToken ? [useMetricsToken(config.metricsToken)] : []),
     ...(metrics ? [metrics.plugin()] : []),
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
-    ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt }),
+    ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
     ...(config.persistedOperations ? [usePersistedOperationsFile(config.persistedOperations)] : []),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
-    ...(config.introspection ? [] : [useNoIntrospection()]),
-    useErrorLog() as Plugin,
+    ...useIntrospectionPolicy(config.introspection),
+    useErrorLog(loggedErrors) as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
   ];
@@ -123,27 +164,11 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/healthz',
     landingPage: false,
-    logging: log.child({ component: 'yoga' }),
+    logging: yogaLogger(log, loggedErrors),
     maskedErrors: { maskError },
-    cors: config.corsOrigins.length > 0
-      ? {
-          origin: [...config.corsOrigins],
-          credentials: true,
-          allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'x-request-id', 'x-graphql-yoga-csrf'],
-          exposedHeaders: ['x-request-id'],
-        }
-      : false,
-    // GraphiQL's assets are served by the gateway itself, so it works without reaching a CDN; the
-    // bundle (about 40 MB in memory) is loaded on the first page view, not at start.
-    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
-    graphiql: {
-      title: 'Identity & content library gateway',
-      defaultTabs: exampleOperations.map((op) => ({
-        query: op.query,
-        variables: op.variables ? JSON.stringify(op.variables, null, 2) : null,
-        headers: config.apiKeys.length > 0 ? JSON.stringify({ 'x-api-key': '<your key>' }, null, 2) : null,
-      })),
-    },
+    cors: corsFor(config.corsOrigins),
+    // Served by useGraphiQL: a small page and cacheable, pre-compressed assets.
+    graphiql: false,
     context: ({ request }) =>
       createGatewayContext({
         upstreams,

@@ -109,9 +109,40 @@ describe('configuration', () => {
     ['AUDIT_CACHE_SETTLE_MS', { AUDIT_CACHE_SETTLE_MS: 'a minute' }],
     ['AUDIT_CACHE_SETTLE_MS', { AUDIT_CACHE_SETTLE_MS: '-60000' }],
     ['AUDIT_CACHE_SETTLE_MS', { AUDIT_CACHE_SETTLE_MS: '86400001' }],
+    ['SHUTDOWN_DELAY_MS', { SHUTDOWN_DELAY_MS: 'two seconds' }],
+    ['SIMULATOR_PORT', { SIMULATOR_PORT: '70000' }],
+    ['LOG_PRETTY', { LOG_PRETTY: 'very' }],
+    ['GATEWAY_JWT_REQUIRE_EXP', { GATEWAY_JWT_REQUIRE_EXP: 'nah' }],
   ])('names %s when it is wrong', (variable, override) => {
     const problems = problemsOf({ ...upstream, ...override });
     expect(problems.some((p) => p.startsWith(`${variable}:`))).toBe(true);
+  });
+
+  it('reads the operations variables: drain delay, metrics token, demo simulator port, log format', () => {
+    expect(loadConfig({})).toMatchObject({ shutdownDelayMs: 2000, metricsToken: undefined, simulatorPort: 0, logPretty: false });
+    expect(
+      loadConfig({ SHUTDOWN_DELAY_MS: '0', METRICS_TOKEN: 'scrape-me', SIMULATOR_PORT: '4010', LOG_PRETTY: 'true' }),
+    ).toMatchObject({ shutdownDelayMs: 0, metricsToken: 'scrape-me', simulatorPort: 4010, logPretty: true });
+  });
+
+  it('writes readable logs under `npm run dev` unless LOG_PRETTY says otherwise', () => {
+    expect(loadConfig({ npm_lifecycle_event: 'dev' }).logPretty).toBe(true);
+    expect(loadConfig({ npm_lifecycle_event: 'dev', LOG_PRETTY: 'false' }).logPretty).toBe(false);
+    expect(loadConfig({ npm_lifecycle_event: 'start' }).logPretty).toBe(false);
+  });
+
+  it('lets key holders introspect in upstream mode by default; GRAPHQL_INTROSPECTION overrides', () => {
+    expect(loadConfig({}).introspection).toBe('all');
+    expect(loadConfig(upstream).introspection).toBe('authenticated');
+    expect(loadConfig({ ...upstream, GRAPHQL_INTROSPECTION: 'false' }).introspection).toBe('off');
+    expect(loadConfig({ ...upstream, GRAPHQL_INTROSPECTION: 'true' }).introspection).toBe('all');
+    expect(loadConfig({ GRAPHQL_INTROSPECTION: 'authenticated' }).introspection).toBe('authenticated');
+  });
+
+  it('refuses JWTs without exp unless GATEWAY_JWT_REQUIRE_EXP=false', () => {
+    const jwt = { ...upstream, GATEWAY_JWT_JWKS_URL: 'https://issuer.example.com/jwks.json' };
+    expect(loadConfig(jwt).jwt?.requireExp).toBe(true);
+    expect(loadConfig({ ...jwt, GATEWAY_JWT_REQUIRE_EXP: 'false' }).jwt?.requireExp).toBe(false);
   });
 
   it('reports every problem at once', () => {
@@ -137,6 +168,7 @@ describe('configuration', () => {
     expect(loadConfig({ ...noKeys, GATEWAY_ALLOW_ANONYMOUS: 'true' }).allowAnonymous).toBe(true);
     expect(loadConfig({ ...noKeys, GATEWAY_JWT_JWKS_URL: 'https://issuer.example.com/jwks.json' }).jwt).toEqual({
       jwksUrl: 'https://issuer.example.com/jwks.json',
+      requireExp: true,
     });
   });
 

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, get as httpGet } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
@@ -88,5 +90,134 @@ describe('graceful shutdown', () => {
     expect(body.data.auditEvents.edges).toHaveLength(2);
     expect(await exit).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  }, 30_000);
+});
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** GET on a fresh connection (no pooled socket), so a closed listener shows as a refusal. */
+function getFresh(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('demo mode options', () => {
+  it('honours SIMULATOR_PORT, logs the simulator URL, and writes readable lines with LOG_PRETTY', async () => {
+    const simulatorPort = await freePort();
+    const gateway = started({ SIMULATOR_PORT: String(simulatorPort), LOG_PRETTY: 'true' });
+    const url = await gateway.ready;
+    const out = gateway.stdout();
+    expect(out).toContain(`DEMO MODE`);
+    expect(out).toContain(`http://127.0.0.1:${simulatorPort}`);
+    expect(out.split('\n')[0]).not.toMatch(/^\{/);
+    // The simulator answers there: its token endpoint refuses an empty grant with an OAuth error.
+    const token = await fetch(`http://127.0.0.1:${simulatorPort}/SAAS/auth/oauthtoken`, { method: 'POST' });
+    expect(token.status).toBeGreaterThanOrEqual(400);
+    expect(token.status).toBeLessThan(500);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await gateway.stop('SIGINT')).toBe(0);
+  }, 60_000);
+});
+
+describe('listen failures', () => {
+  const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |Unhandled 'error' event/);
+
+  it('names PORT when the port is in use: one line, exit 1, no stack', async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const gateway = started({ PORT: String(port), GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
+      expect(await gateway.exited()).toBe(1);
+      expect(gateway.stderr().trim().split('\n')).toHaveLength(1);
+      expect(gateway.stderr()).toMatch(new RegExp(`PORT: port ${port} .*already in use`));
+      noStack(gateway.stderr() + gateway.stdout());
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 30_000);
+
+  it('names HOST when the address is not one of this machine', async () => {
+    const gateway = started({ HOST: '203.0.113.7', GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
+    expect(await gateway.exited()).toBe(1);
+    expect(gateway.stderr().trim().split('\n')).toHaveLength(1);
+    expect(gateway.stderr()).toMatch(/HOST: cannot listen on "203\.0\.113\.7"/);
+    noStack(gateway.stderr() + gateway.stdout());
+  }, 30_000);
+
+  it('names SIMULATOR_PORT when demo mode cannot start its simulator', async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const gateway = started({ SIMULATOR_PORT: String(port) });
+      expect(await gateway.exited()).toBe(1);
+      expect(gateway.stderr()).toMatch(new RegExp(`SIMULATOR_PORT: port ${port} .*already in use`));
+      noStack(gateway.stderr());
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
+});
+
+describe('drain', () => {
+  let sim: Simulator;
+  afterAll(async () => sim?.close());
+
+  it('answers /readyz 503 and still accepts connections for SHUTDOWN_DELAY_MS, then finishes in-flight work and exits', async () => {
+    sim = await startSimulator();
+    const gateway = started({ ...simulatorEnv(sim), GATEWAY_API_KEYS: 'test-key', SHUTDOWN_DELAY_MS: '1500' });
+    const url = await gateway.ready;
+    // An idle keep-alive connection, as a load balancer or client pool keeps one.
+    const agent = new HttpAgent({ keepAlive: true });
+    const idleClosed = new Promise<void>((resolve) => {
+      httpGet(`${url}/healthz`, { agent }, (response) => {
+        response.resume();
+        response.socket.once('close', () => resolve());
+      });
+    });
+    sim.control.setLatency(2500, 'audit');
+    const slow = post(url, '{ auditEvents(first: 2) { edges { cursor } } }', { 'x-api-key': 'test-key' });
+    await sleep(300);
+    const exit = gateway.stop('SIGTERM');
+    await sleep(100);
+
+    expect(await getFresh(`${url}/readyz`)).toBe(503);
+    expect(await getFresh(`${url}/healthz`)).toBe(200);
+    await sleep(600);
+    expect(await getFresh(`${url}/readyz`)).toBe(503);
+
+    const response = await slow;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).data.auditEvents.edges).toHaveLength(2);
+    expect(await exit).toBe(0);
+    await idleClosed;
+    agent.destroy();
+    await expect(getFresh(`${url}/healthz`)).rejects.toThrow();
+  }, 30_000);
+
+  it('exits as soon as the delay is over when nothing is in flight, even with an idle keep-alive client', async () => {
+    const gateway = started({ GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's', SHUTDOWN_DELAY_MS: '200' });
+    const url = await gateway.ready;
+    const agent = new HttpAgent({ keepAlive: true });
+    await new Promise<void>((resolve) => httpGet(`${url}/healthz`, { agent }, (r) => r.resume().on('end', resolve)));
+    const signalled = Date.now();
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+    // Node's keep-alive timeout is 5 s: a socket left open would hold the process that long.
+    expect(Date.now() - signalled).toBeLessThan(4000);
+    agent.destroy();
   }, 30_000);
 });

@@ -1,6 +1,8 @@
 /** Ready-to-run operations: GraphiQL opens on them and the README shows them. Tests run every one. */
 import { auditEventExamples } from './audit-events.js';
-import { updateSessionExamples } from './update-sessions.js';
+import { updateSessionExamples, type ExampleSessionIds } from './update-sessions.js';
+
+export type { ExampleSessionIds };
 
 export interface ExampleOperation {
   readonly name: string;
@@ -15,6 +17,10 @@ function dedent(text: string): string {
   return lines.map((l) => l.slice(indent)).join('\n');
 }
 
-export const exampleOperations: readonly ExampleOperation[] = [...auditEventExamples, ...updateSessionExamples].map(
-  (op) => ({ ...op, query: dedent(op.query) }),
-);
+/**
+ * Every example. Update sessions are only known to their service: given ids (demo mode hands in
+ * the simulator's) the examples run as they are, otherwise they ask for an id of your own.
+ */
+export function exampleOperations(sessionIds?: ExampleSessionIds): readonly ExampleOperation[] {
+  return [...auditEventExamples, ...updateSessionExamples(sessionIds)].map((op) => ({ ...op, query: dedent(op.query) }));
+}

@@ -1,7 +1,14 @@
-/** Example operations for update sessions, on session ids the simulator seeds (demo mode). */
-// The data module only: importing the simulator's entry point would pull its server in.
-import { SESSION_IDS } from '../simulator/content-library-data.js';
+/** Example operations for update sessions. */
 import type { ExampleOperation } from './index.js';
+
+/** Sessions to open the examples on: one with files of every kind, one whose files are all ready. */
+export interface ExampleSessionIds {
+  readonly withFiles: string;
+  readonly ready: string;
+}
+
+/** What the variables hold when no session ids are known: the id of one of your sessions. */
+export const SESSION_ID_PLACEHOLDER = '<an update session id of your content library>';
 
 const updateSessionFiles = /* GraphQL */ `
 # Every field of every file. The failed file's errorMessage nests three messages deep (l > l > l).
@@ -99,7 +106,9 @@ query UpdateSession($id: ID!) {
 }
 `;
 
-export const updateSessionExamples: ExampleOperation[] = [
-  { name: 'Update session files', query: updateSessionFiles.trim(), variables: { id: SESSION_IDS.mixed } },
-  { name: 'Update session entity', query: updateSession.trim(), variables: { id: SESSION_IDS.ready } },
-];
+export function updateSessionExamples(ids?: ExampleSessionIds): ExampleOperation[] {
+  return [
+    { name: 'Update session files', query: updateSessionFiles.trim(), variables: { id: ids?.withFiles ?? SESSION_ID_PLACEHOLDER } },
+    { name: 'Update session entity', query: updateSession.trim(), variables: { id: ids?.ready ?? SESSION_ID_PLACEHOLDER } },
+  ];
+}

@@ -6,17 +6,19 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import {
-  createRemoteJwksSigningKeyProvider,
-  extractFromHeader,
-  useJWT,
-} from '@graphql-yoga/plugin-jwt';
+import { createRemoteJwksSigningKeyProvider, useJWT } from '@graphql-yoga/plugin-jwt';
 import type { Caller } from '../context.js';
+import type { Logger } from '../logger.js';
+import { currentRequestId } from './request-id.js';
 
 export interface CallerAuthOptions {
   readonly apiKeys: readonly string[];
   readonly allowAnonymous: boolean;
-  readonly jwt?: { readonly jwksUrl: string; readonly issuer?: string; readonly audience?: string } | undefined;
+  readonly jwt?:
+    | { readonly jwksUrl: string; readonly issuer?: string; readonly audience?: string; readonly requireExp?: boolean }
+    | undefined;
+  /** A refused JWT is one warn line here (never a stack). */
+  readonly log?: Logger | undefined;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -45,36 +47,73 @@ const JWT_FIELD = 'jwt';
 /** The caller the auth plugin admitted for this request. */
 export const callerOf = (request: Request): Caller => callers.get(request) ?? { id: 'anonymous' };
 
-/** Structurally a JWT: useJWT answers 400 to anything else, where the contract wants 401. */
-const looksLikeJwt = (token: string) => {
-  const [header] = token.split('.');
+/** The token of an `Authorization: Bearer <token>` header, the scheme in any case; '' when empty. */
+export function bearerToken(request: Request): string | undefined {
+  const match = /^bearer(?:\s+(.*))?$/i.exec((request.headers.get('authorization') ?? '').trim());
+  return match ? (match[1] ?? '').trim() : undefined;
+}
+
+type DecodedJwt = { header: { kid?: unknown }; payload: { exp?: unknown } };
+
+/** Header and payload of a structurally valid JWT, unverified; undefined for anything else. */
+function decodeJwt(token: string): DecodedJwt | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
   try {
-    return token.split('.').length === 3 && typeof JSON.parse(Buffer.from(header!, 'base64url').toString()) === 'object';
+    const [header, payload] = parts.slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()) as unknown);
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    return isObject(header) && isObject(payload) ? { header, payload } : undefined;
   } catch {
-    return false;
+    return undefined;
   }
-};
+}
+
+/** jwks-rsa's answer to a `kid` its JWKS does not have (or to asking again too often). */
+const isUnknownKey = (error: unknown) =>
+  error instanceof Error && (error.name === 'SigningKeyNotFoundError' || error.name === 'JwksRateLimitError');
 
 export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   const keys = options.apiKeys.map(digest);
   const plugins: Plugin[] = [];
   if (options.jwt) {
+    const jwt = options.jwt;
+    const signingKey = createRemoteJwksSigningKeyProvider({ jwksUri: jwt.jwksUrl, cache: true, rateLimit: true });
+    const refuse = (reason: string, message: string): never => {
+      options.log?.warn({ requestId: currentRequestId(), reason }, 'caller JWT refused');
+      throw unauthenticated(message);
+    };
     plugins.push(
       {
-        onRequestParse({ request }) {
-          const bearer = /^bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-          if (bearer !== undefined && !looksLikeJwt(bearer)) throw unauthenticated('The bearer token is not a JWT.');
+        // useJWT answers 400 or 500 to these, and accepts tokens without expiry; the contract wants 401.
+        async onRequestParse({ request }) {
+          const token = bearerToken(request);
+          if (token === undefined) return;
+          if (token === '') refuse('empty bearer token', 'The bearer token is empty.');
+          const decoded = decodeJwt(token!) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
+          if (jwt.requireExp !== false && typeof decoded.payload.exp !== 'number') {
+            refuse('no exp claim', 'The token has no expiry (exp).');
+          }
+          const kid = typeof decoded.header.kid === 'string' ? decoded.header.kid : undefined;
+          try {
+            await signingKey(kid);
+          } catch (error) {
+            // An unreachable JWKS is the gateway's problem, not the caller's: useJWT reports it.
+            if (isUnknownKey(error)) refuse('unknown signing key', 'The token is signed by an unknown key.');
+          }
         },
       },
       useJWT({
-        signingKeyProviders: [
-          createRemoteJwksSigningKeyProvider({ jwksUri: options.jwt.jwksUrl, cache: true, rateLimit: true }),
+        signingKeyProviders: [signingKey],
+        tokenLookupLocations: [
+          ({ request }) => {
+            const token = request ? bearerToken(request) : undefined;
+            return token ? { token, prefix: 'Bearer' } : undefined;
+          },
         ],
-        tokenLookupLocations: [extractFromHeader({ name: 'authorization', prefix: 'Bearer' })],
         tokenVerification: {
           algorithms: ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'],
-          ...(options.jwt.issuer ? { issuer: options.jwt.issuer } : {}),
-          ...(options.jwt.audience ? { audience: options.jwt.audience } : {}),
+          ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
+          ...(jwt.audience ? { audience: jwt.audience } : {}),
         },
         // A missing token may still be an API-key or anonymous caller; a bad one is rejected.
         reject: { missingToken: false, invalidToken: true },

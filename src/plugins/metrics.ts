@@ -1,8 +1,19 @@
 /**
- * Prometheus metrics at /metrics: GraphQL operations (the Yoga plugin), upstream calls by
- * service, route and status, credential renewals and cache lookups. One registry per gateway instance.
+ * Prometheus metrics at /metrics: GraphQL operations (the Yoga/envelop plugin, with names and
+ * labels set here), upstream calls by service, route and status, credential renewals and cache
+ * lookups. One registry per gateway instance.
+ *
+ * Names follow Prometheus conventions (counters end in `_total`, durations are `_seconds`
+ * histograms). No label takes values a caller controls without bound: no URL, host or query
+ * string, and operation names go through a bounded table (see OperationNameLabels).
  */
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  createCounter,
+  createHistogram,
+  usePrometheus,
+  type FillLabelsFnParams,
+} from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { UpstreamEvents } from '../upstream/events.js';
@@ -14,11 +25,100 @@ export interface GatewayMetrics {
   plugin(): Plugin;
 }
 
-const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export interface MetricsOptions {
+  /** Distinct operation names recorded as themselves; later ones are `other`. */
+  readonly maxOperationNames?: number;
+  /** Names always recorded (operations the gateway ships or has persisted). */
+  readonly knownOperationNames?: Iterable<string>;
+}
 
-export function createMetrics(): GatewayMetrics {
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
+const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
+const ERROR_CODES = new Set([
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'UNAUTHENTICATED',
+  'NOT_FOUND',
+  'UPSTREAM_UNAUTHORIZED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_INVALID_RESPONSE',
+  'UPSTREAM_NOT_CONFIGURED',
+  'RATE_LIMITED',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_ONLY',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'INTERNAL_SERVER_ERROR',
+]);
+
+/**
+ * Operation names as label values: the first `max` distinct well-formed names seen, plus the
+ * known ones, are recorded as themselves; every other name is `other`, an unnamed operation is
+ * `anonymous`. So thousands of distinct names cannot grow the scrape.
+ */
+export class OperationNameLabels {
+  private readonly names: Set<string>;
+  private learned = 0;
+  constructor(
+    private readonly max: number,
+    known: Iterable<string> = [],
+  ) {
+    this.names = new Set([...known].filter((n) => GRAPHQL_NAME.test(n)));
+  }
+  label(name: string | undefined): string {
+    if (!name) return 'anonymous';
+    if (this.names.has(name)) return name;
+    if (this.learned >= this.max || !GRAPHQL_NAME.test(name)) return 'other';
+    this.names.add(name);
+    this.learned += 1;
+    return name;
+  }
+}
+
+type Phase = 'execute' | 'subscribe';
+type ErrorPhase = 'parse' | 'validate' | 'context' | Phase;
+type OperationLabel = 'operation_type' | 'operation_name';
+type ErrorParams = FillLabelsFnParams & { error: unknown; errorPhase: ErrorPhase };
+type HttpParams = FillLabelsFnParams & { request: Request; response: Response };
+
+const bounded = (value: string | undefined, allowed: Set<string>, fallback: string) =>
+  value !== undefined && allowed.has(value) ? value : fallback;
+
+const codeOf = (error: unknown) => {
+  const code = (error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Answers 401 on /metrics unless the scrape carries the bearer token. Goes before the metrics plugin. */
+export function useMetricsToken(token: string, endpoint = '/metrics'): Plugin {
+  const expected = digest(token);
+  return {
+    onRequest({ url, request, fetchAPI, endResponse }) {
+      if (url.pathname !== endpoint) return;
+      const given = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+      if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
+      endResponse(
+        new fetchAPI.Response('A bearer token is required for /metrics.\n', {
+          status: 401,
+          headers: { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' },
+        }),
+      );
+    },
+  };
+}
+
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const operationNames = new OperationNameLabels(options.maxOperationNames ?? 100, options.knownOperationNames);
+  const operationLabels = (params: { operationName?: string | undefined; operationType?: string | undefined }) => ({
+    operation_type: bounded(params.operationType, OPERATION_TYPES, 'unknown'),
+    operation_name: operationNames.label(params.operationName),
+  });
 
   const upstreamDuration = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
@@ -46,6 +146,59 @@ export function createMetrics(): GatewayMetrics {
     registers: [registry],
   });
 
+  const operationMetrics = {
+    graphql_envelop_request: createCounter<Phase, OperationLabel>({
+      registry,
+      counter: {
+        name: 'graphql_envelop_request_total',
+        help: 'GraphQL operations executed, by type and name.',
+        labelNames: ['operation_type', 'operation_name'] as const,
+      },
+      phases: ['execute', 'subscribe'],
+      fillLabelsFn: operationLabels,
+    }),
+    graphql_envelop_request_duration: createHistogram<Phase, OperationLabel>({
+      registry,
+      histogram: {
+        name: 'graphql_envelop_request_duration_seconds',
+        help: 'Time to execute a GraphQL operation, by type and name.',
+        labelNames: ['operation_type', 'operation_name'] as const,
+        buckets: SECONDS_BUCKETS,
+      },
+      phases: ['execute', 'subscribe'],
+      fillLabelsFn: operationLabels,
+    }),
+    graphql_envelop_error_result: createCounter<ErrorPhase, OperationLabel | 'phase' | 'code', ErrorParams>({
+      registry,
+      counter: {
+        name: 'graphql_envelop_error_result_total',
+        help: 'Errors in GraphQL results, by operation, phase and error code.',
+        labelNames: ['operation_type', 'operation_name', 'phase', 'code'] as const,
+      },
+      phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
+      fillLabelsFn: (params) => ({
+        ...operationLabels(params),
+        phase: params.errorPhase ?? 'unknown',
+        code: bounded(codeOf(params.error), ERROR_CODES, 'other'),
+      }),
+    }),
+    graphql_yoga_http_duration: createHistogram<'request', OperationLabel | 'method' | 'status_code', HttpParams>({
+      registry,
+      histogram: {
+        name: 'graphql_yoga_http_duration_seconds',
+        help: 'Time to answer a GraphQL HTTP request, by method, status and operation.',
+        labelNames: ['method', 'status_code', 'operation_type', 'operation_name'] as const,
+        buckets: SECONDS_BUCKETS,
+      },
+      phases: ['request'],
+      fillLabelsFn: (params) => ({
+        ...operationLabels(params),
+        method: bounded(params.request.method, HTTP_METHODS, 'other'),
+        status_code: String(params.response.status),
+      }),
+    }),
+  };
+
   return {
     registry,
     upstreamEvents: {
@@ -71,19 +224,17 @@ export function createMetrics(): GatewayMetrics {
         // Per-phase histograms and the deprecated-field counter (a document walk per request) are
         // left out: they cost more per request than they tell about this gateway.
         metrics: {
-          graphql_envelop_request: true,
-          graphql_envelop_request_duration: true,
-          graphql_envelop_error_result: true,
-          graphql_yoga_http_duration: true,
+          ...operationMetrics,
+          graphql_envelop_request_time_summary: false,
           graphql_envelop_phase_parse: false,
           graphql_envelop_phase_validate: false,
           graphql_envelop_phase_context: false,
           graphql_envelop_phase_execute: false,
+          graphql_envelop_phase_subscribe: false,
           graphql_envelop_deprecated_field: false,
           graphql_envelop_schema_change: false,
           graphql_envelop_execute_resolver: false,
         },
-        labels: { operationName: true, operationType: true },
       }),
   };
 }

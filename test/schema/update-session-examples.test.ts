@@ -1,8 +1,10 @@
 /** The update-session example operations (GraphiQL tabs, README) run cleanly against the simulator. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateSessionExamples } from '../../src/examples/update-sessions.js';
+import { demoSessionIds } from '../../src/demo.js';
+import { updateSessionExamples as examplesFor } from '../../src/examples/update-sessions.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
+const updateSessionExamples = examplesFor(demoSessionIds);
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway();

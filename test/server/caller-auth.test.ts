@@ -76,10 +76,10 @@ class TestIssuer {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/.well-known/jwks.json`;
   }
-  token(claims: Record<string, unknown>, key: KeyObject = this.keys.privateKey) {
+  token(claims: Record<string, unknown>, key: KeyObject = this.keys.privateKey, header: Record<string, unknown> = {}) {
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
-    const body = `${encode({ alg: 'RS256', typ: 'JWT', kid: 'test-key' })}.${encode({ iat: now, exp: now + 300, ...claims })}`;
+    const body = `${encode({ alg: 'RS256', typ: 'JWT', kid: 'test-key', ...header })}.${encode({ iat: now, exp: now + 300, ...claims })}`;
     return `${body}.${sign('sha256', Buffer.from(body), key).toString('base64url')}`;
   }
   close() {
@@ -153,6 +153,49 @@ describe('JWT callers (JWKS)', () => {
     });
     expect(response.status).toBe(401);
     expect(((await response.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  const good = { sub: 'u', iss: 'https://issuer.test', aud: 'gateway' };
+  const send = (authorization: string) =>
+    gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization },
+      body: JSON.stringify({ query: QUERY }),
+    });
+
+  it('reads the scheme in any case: `bearer <token>` works', async () => {
+    for (const scheme of ['bearer', 'BEARER']) {
+      const response = await send(`${scheme} ${issuer.token(good)}`);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as any).data.auditEvents.edges).toHaveLength(1);
+    }
+  });
+
+  it.each([
+    ['an unknown kid', () => `Bearer ${issuer.token(good, undefined, { kid: 'rotated-away' })}`],
+    ['an empty bearer', () => 'Bearer '],
+    ['a bare scheme', () => 'Bearer'],
+    ['a token without exp', () => `Bearer ${issuer.token({ ...good, exp: undefined })}`],
+  ])('answers %s with 401 UNAUTHENTICATED and one warn line without a stack', async (_case, authorization) => {
+    gateway.sim.control.resetCounters();
+    const before = gateway.logs().length;
+    const response = await send(authorization());
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(upstreamCalls(gateway)).toBe(0);
+    const written = gateway.logs().slice(before);
+    expect(written.filter((l) => (l.level as number) >= 40)).toHaveLength(1);
+    expect(written.filter((l) => (l.level as number) >= 50)).toHaveLength(0);
+    expect(JSON.stringify(written)).not.toMatch(/"stack"|\n\s+at /);
+  });
+
+  it('logs a token that fails verification once, at warn, without a stack', async () => {
+    const before = gateway.logs().length;
+    const response = await send(`Bearer ${issuer.token({ ...good, aud: 'someone-else' })}`);
+    expect(response.status).toBe(401);
+    const written = gateway.logs().slice(before);
+    expect(written.filter((l) => (l.level as number) >= 40)).toHaveLength(1);
+    expect(JSON.stringify(written)).not.toMatch(/"stack"|\n\s+at /);
   });
 
   it('rejects a caller with no token', async () => {

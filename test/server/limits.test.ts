@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoSessionIds } from '../../src/demo.js';
 import { exampleOperations } from '../../src/examples/index.js';
 import { operationLimits } from '../../src/plugins/limits.js';
 import { SESSION_IDS } from '../../src/simulator/index.js';
@@ -46,7 +47,7 @@ describe('operation limits', () => {
     return c.audit + c.files;
   };
 
-  it.each(exampleOperations.map((op) => [op.name, op] as const))('admits the example operation "%s"', async (_name, op) => {
+  it.each(exampleOperations(demoSessionIds).map((op) => [op.name, op] as const))('admits the example operation "%s"', async (_name, op) => {
     const result = await gateway.execute(op.query, op.variables);
     expect(result.errors).toBeUndefined();
     expect(result.data).toBeTruthy();

@@ -35,7 +35,7 @@ describe('observability', () => {
     const after = await metrics();
 
     const delta = (name: string, labels?: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
-    expect(delta('graphql_envelop_request', { operationName: 'Page' })).toBe(3);
+    expect(delta('graphql_envelop_request_total', { operation_name: 'Page' })).toBe(3);
     expect(delta('gateway_upstream_request_duration_seconds_count', { service: 'identity', route: 'audit-report', status: '200' })).toBeGreaterThanOrEqual(4);
     expect(delta('gateway_upstream_request_duration_seconds_count', { service: 'content-library', route: 'update-session-files', status: '200' })).toBe(1);
     expect(delta('gateway_upstream_retries_total', { service: 'identity', route: 'audit-report' })).toBe(1);

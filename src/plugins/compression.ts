@@ -1,0 +1,69 @@
+/**
+ * Response compression: bodies over 1 KB go out as br or gzip when the client accepts it.
+ *
+ * @whatwg-node/server's useContentEncoding is not used: it also inflates compressed request
+ * bodies (which would let a small body pass MAX_REQUEST_BYTES and grow past it), ignores q-values
+ * and compresses every streamed response, which would hold back incremental delivery.
+ */
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Plugin } from 'graphql-yoga';
+
+export type Encoding = 'br' | 'gzip';
+
+const MIN_BYTES = 1024;
+/** Single answers only: multipart/mixed and event streams must leave chunk by chunk. */
+const COMPRESSIBLE = /^(application\/(graphql-response\+)?json|text\/(html|plain|css|javascript)|application\/javascript)\b/i;
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** The encoding the client prefers among br and gzip (q-values honoured), if any. */
+export function preferredEncoding(acceptEncoding: string | null): Encoding | undefined {
+  if (!acceptEncoding) return undefined;
+  let best: { encoding: Encoding; q: number } | undefined;
+  for (const part of acceptEncoding.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!(q > 0)) continue;
+    const candidates: Encoding[] = name === '*' ? ['br', 'gzip'] : name === 'br' || name === 'gzip' ? [name] : [];
+    for (const encoding of candidates) {
+      // br wins a tie: smaller for JSON at a similar cost.
+      if (!best || q > best.q || (q === best.q && encoding === 'br' && best.encoding !== 'br')) best = { encoding, q };
+    }
+  }
+  return best?.encoding;
+}
+
+/** Fast settings: these run once per response, on the event loop's thread pool. */
+export async function compress(body: Uint8Array, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
+  const compressed = await (encoding === 'br'
+    ? brotli(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+      })
+    : gzipAsync(body, { level: 6 }));
+  return new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength);
+}
+
+export function useResponseCompression(): Plugin {
+  return {
+    async onResponse({ request, response, setResponse, fetchAPI }) {
+      const encoding = preferredEncoding(request.headers.get('accept-encoding'));
+      const type = response.headers.get('content-type') ?? '';
+      if (!encoding || !response.body || response.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
+      const length = Number(response.headers.get('content-length') ?? Number.NaN);
+      if (length < MIN_BYTES) return;
+      const body = new Uint8Array(await response.arrayBuffer());
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.append('vary', 'accept-encoding');
+      if (body.byteLength < MIN_BYTES) {
+        setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
+        return;
+      }
+      const compressed = await compress(body, encoding);
+      headers.set('content-encoding', encoding);
+      headers.set('content-length', String(compressed.byteLength));
+      setResponse(new fetchAPI.Response(compressed, { status: response.status, statusText: response.statusText, headers }));
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Request logging: one access line per request, and each error once at the level it deserves.
+ * A caller's mistake (bad input, no key, a CSRF refusal) is `info` on its access line; an upstream
+ * failure is one `warn` with its detail; only the unexpected is `error`, with its stack.
+ */
+import { getOperationAST, GraphQLError } from 'graphql';
+import type { Plugin, YogaLogger } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { callerOf } from './caller-auth.js';
+import { currentRequestId, requestIdOf } from './request-id.js';
+
+const CALLER_MISTAKES = new Set<string>([ErrorCode.BAD_USER_INPUT, ErrorCode.UNAUTHENTICATED, ErrorCode.NOT_FOUND]);
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
+const MAX_LOGGED_PATH = 256;
+const MAX_LOGGED_CODES = 8;
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
+
+/** The caller's W3C trace id, so the access line joins the caller's trace even without tracing on. */
+function traceIdOf(request: Request): string | undefined {
+  const traceId = TRACEPARENT.exec(request.headers.get('traceparent')?.trim().toLowerCase() ?? '')?.[1];
+  return traceId && !/^0+$/.test(traceId) ? traceId : undefined;
+}
+
+/** Errors already written to the log, so that Yoga's own report of them stays at debug. */
+export type LoggedErrors = WeakSet<object>;
+
+function originalOf(error: unknown): unknown {
+  let current = error;
+  while (current instanceof GraphQLError && current.originalError) current = current.originalError;
+  return current;
+}
+
+/** Logs each field error once, with its log-only detail and the request id. */
+export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
+  return {
+    onExecute: () => ({
+      onExecuteDone: ({ args, result }) => {
+        if (!('errors' in result) || !result.errors) return;
+        for (const error of result.errors) {
+          const original = originalOf(error);
+          if (!(original instanceof Error) || original === error || logged.has(original)) continue;
+          logged.add(original);
+          const log = args.contextValue.log;
+          if (original instanceof GatewayError) {
+            // A failed upstream call (its detail names the route) was logged by the call itself.
+            const loggedByCall = original.detail !== undefined && 'route' in original.detail;
+            const level = loggedByCall ? 'debug' : CALLER_MISTAKES.has(original.code) ? 'info' : 'warn';
+            log[level]({ code: original.code, path: error.path, detail: original.detail }, original.message);
+          } else {
+            log.error({ err: original, path: error.path }, 'unexpected resolver error');
+          }
+        }
+      },
+    }),
+  };
+}
+
+/** A caller's mistake Yoga reports: request-phase errors it raised itself, with a status below 500. */
+function isCallerMistake(error: unknown): boolean {
+  if (!(error instanceof GraphQLError)) return false;
+  const status = (error.extensions?.http as { status?: number } | undefined)?.status;
+  return error.originalError === undefined || (status !== undefined && status < 500);
+}
+
+const describe = (value: unknown) =>
+  value instanceof Error ? `${value.name}: ${value.message}` : typeof value === 'string' ? value : JSON.stringify(value);
+
+/**
+ * Yoga's logger: its debug chatter stays at debug, warnings lose their stacks, and an error is
+ * written at `error` only when it is unexpected and not already logged (Yoga reports every error
+ * it masks, caller mistakes included).
+ */
+export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
+  const base = log.child({ component: 'yoga' });
+  const scoped = () => {
+    const requestId = currentRequestId();
+    return requestId ? { requestId } : {};
+  };
+  const line = (args: unknown[]) => args.map(describe).join(' ');
+  return {
+    debug: (...args) => base.debug(scoped(), line(args)),
+    info: (...args) => base.info(scoped(), line(args)),
+    warn: (...args) => base.warn(scoped(), line(args)),
+    error: (...args) => {
+      const [error] = args;
+      const original = originalOf(error);
+      if (isCallerMistake(error) || (typeof original === 'object' && original !== null && logged.has(original))) {
+        base.debug(scoped(), line(args));
+        return;
+      }
+      if (typeof original === 'object' && original !== null) logged.add(original);
+      base.error({ ...scoped(), err: original }, 'unexpected error');
+    },
+  };
+}
+
+interface AccessRecord {
+  readonly started: number;
+  operationName?: string;
+  codes?: string[];
+}
+
+/** One line per HTTP request: method, path, status, duration, operation, caller and error codes. */
+export function useAccessLog(log: Logger): Plugin {
+  const records = new WeakMap<Request, AccessRecord>();
+  const nameOf = (name: string | undefined | null) =>
+    name ? (GRAPHQL_NAME.test(name) ? name : '(unreadable name)') : undefined;
+  return {
+    onRequest({ request }) {
+      records.set(request, { started: performance.now() });
+    },
+    onParse: ({ context }) => {
+      const { request, params } = context as { request: Request; params?: { operationName?: string | null } };
+      const record = records.get(request);
+      return ({ result }) => {
+        if (!record || result instanceof Error) return;
+        record.operationName = nameOf(getOperationAST(result, params?.operationName ?? undefined)?.name?.value);
+      };
+    },
+    onResultProcess({ request, result }) {
+      const record = records.get(request);
+      const errors = Array.isArray(result) ? result.flatMap((r) => r.errors ?? []) : 'errors' in result ? result.errors : undefined;
+      if (!record || !errors?.length) return;
+      const codes = new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')));
+      record.codes = [...codes].slice(0, MAX_LOGGED_CODES);
+    },
+    onResponse({ request, response }) {
+      const record = records.get(request);
+      const url = new URL(request.url);
+      const entry = {
+        requestId: requestIdOf(request),
+        method: request.method.slice(0, 16),
+        path: url.pathname.slice(0, MAX_LOGGED_PATH),
+        status: response.status,
+        durationMs: record ? Math.round((performance.now() - record.started) * 10) / 10 : undefined,
+        operationName: record?.operationName,
+        caller: callerOf(request).id,
+        ...(record?.codes ? { errors: record.codes } : {}),
+        ...(traceIdOf(request) ? { trace_id: traceIdOf(request) } : {}),
+      };
+      if (PROBES.has(url.pathname)) log.debug(entry, 'request');
+      else log.info(entry, 'request');
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preferredEncoding } from '../../src/plugins/compression.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gateway: TestGateway;
+beforeAll(async () => {
+  gateway = await startTestGateway({ env: { CORS_ORIGINS: 'https://app.example.com, https://admin.example.com' } });
+});
+afterAll(() => gateway.close());
+
+const PAGE = '{ auditEvents(first: 50) { edges { cursor node { __typename ... on AuditRecord { uuid objectType } } } } }';
+const post = (query: string, headers: Record<string, string> = {}) =>
+  gateway.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+
+describe('response compression', () => {
+  it.each([
+    ['br', brotliDecompressSync],
+    ['gzip', gunzipSync],
+  ] as const)('compresses a large answer with %s when the client accepts it', async (encoding, decompress) => {
+    const plain = await post(PAGE);
+    const expected = await plain.text();
+    expect(expected.length).toBeGreaterThan(1024);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+
+    const response = await post(PAGE, { 'accept-encoding': encoding === 'br' ? 'gzip;q=0.5, br' : 'gzip, deflate' });
+    expect(response.headers.get('content-encoding')).toBe(encoding);
+    expect(response.headers.get('vary')).toMatch(/accept-encoding/i);
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.length).toBeLessThan(expected.length / 2);
+    const decoded = JSON.parse(decompress(body).toString()) as any;
+    expect(decoded.data.auditEvents.edges).toHaveLength(50);
+  });
+
+  it('leaves small answers alone', async () => {
+    const response = await post('{ __typename }', { 'accept-encoding': 'br, gzip' });
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('reads Accept-Encoding with q-values', () => {
+    expect(preferredEncoding('gzip, deflate, br')).toBe('br');
+    expect(preferredEncoding('br;q=0.1, gzip;q=0.9')).toBe('gzip');
+    expect(preferredEncoding('br;q=0, gzip')).toBe('gzip');
+    expect(preferredEncoding('identity')).toBeUndefined();
+    expect(preferredEncoding('*')).toBe('br');
+    expect(preferredEncoding(null)).toBeUndefined();
+  });
+});
+
+describe('CORS with several origins', () => {
+  const preflight = (origin: string, requestHeaders = 'content-type,x-api-key') =>
+    gateway.fetch('/graphql', {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': requestHeaders },
+    });
+
+  it('answers a listed origin with that origin and every header the gateway accepts', async () => {
+    const response = await preflight('https://admin.example.com');
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://admin.example.com');
+    const allowed = (response.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
+    for (const header of [
+      'content-type',
+      'x-api-key',
+      'authorization',
+      'apollo-require-preflight',
+      'x-graphql-yoga-csrf',
+      'x-request-id',
+      'traceparent',
+      'apollographql-client-name',
+      'apollographql-client-version',
+    ]) {
+      expect(allowed).toContain(header);
+    }
+  });
+
+  it.each(['null', 'https://evil.example.net', 'https://app.example.com.evil.net'])(
+    'gives origin %s no access-control-allow-origin at all',
+    async (origin) => {
+      const refused = await preflight(origin);
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+      expect(refused.headers.get('access-control-allow-credentials')).toBeNull();
+      const simple = await post('{ __typename }', { origin });
+      expect(simple.headers.get('access-control-allow-origin')).toBeNull();
+    },
+  );
+});
+
+describe('edges of HTTP', () => {
+  it('answers / with a pointer to /graphql', async () => {
+    const text = await gateway.fetch('/');
+    expect(text.status).toBe(200);
+    expect(await text.text()).toContain('/graphql');
+    const html = await gateway.fetch('/', { headers: { accept: 'text/html' } });
+    expect(await html.text()).toContain('href="/graphql"');
+  });
+
+  it('does not echo an invalid JSON body back', async () => {
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": "{ __typename }", "variables": {"password": "hunter2-secret"',
+    });
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('__typename');
+    expect(JSON.parse(text).errors[0].extensions).toEqual({ code: 'BAD_REQUEST' });
+  });
+});
