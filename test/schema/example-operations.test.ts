@@ -1,5 +1,10 @@
-/** The update-session example operations (GraphiQL tabs, README) run cleanly against the simulator. */
+/**
+ * Every example operation (GraphiQL tabs, README) runs cleanly against the simulator, within the
+ * gateway's operation limits, and returns data: the one smoke test of the examples.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEventExamples } from '../../src/examples/audit-events.js';
+import { exampleOperations } from '../../src/examples/index.js';
 import { updateSessionExamples } from '../../src/examples/update-sessions.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -11,11 +16,22 @@ afterAll(async () => {
   await gw?.close();
 });
 
-describe('update-session examples', { timeout: 10_000 }, () => {
-  it.each(updateSessionExamples.map((op) => [op.name, op] as const))('%s runs without errors', async (_name, op) => {
+const auditNames = new Set(auditEventExamples.map((op) => op.name));
+
+describe('example operations', { timeout: 10_000 }, () => {
+  it('cover the audit and the update session examples', () => {
+    expect(exampleOperations.map((op) => op.name)).toEqual([...auditEventExamples, ...updateSessionExamples].map((op) => op.name));
+  });
+
+  it.each(exampleOperations.map((op) => [op.name, op] as const))('%s runs without errors and returns data', async (name, op) => {
     const { data, errors } = await gw.execute(op.query, op.variables);
     expect(errors).toBeUndefined();
     expect(data).toBeTruthy();
+    if (auditNames.has(name)) {
+      const connections = Object.values(data) as { edges: unknown[] }[];
+      expect(connections.length).toBeGreaterThan(0);
+      for (const connection of connections) expect(connection.edges.length).toBeGreaterThan(0);
+    }
   });
 
   it('reaches the third nested message of the failed file', async () => {
