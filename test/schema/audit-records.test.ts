@@ -1,6 +1,6 @@
 /**
  * Every union member and every mapped field of auditEvents, compared field by field with the
- * simulator's own records; and the example operations run cleanly.
+ * simulator's own records.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecordData } from '../../src/simulator/index.js';
