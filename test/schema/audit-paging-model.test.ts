@@ -160,6 +160,14 @@ describe('paging over a window', () => {
     }
   });
 
+  it('ends a read at a short page: rows after it would not be contiguous', async () => {
+    // An upstream that never answers more than 4000 rows per call: the first call comes back short.
+    const audit = fakeAudit(12_000, { rowsPerCall: 4000 });
+    const result = await page(audit, { first: 5000 });
+    expect(uuids(result)).toEqual(range(0, 4000));
+    expect(result.pageInfo.endCursor).toBe(result.edges.at(-1)!.cursor);
+  });
+
   it('leaves unreadable rows out and keeps every other cursor on its position', async () => {
     const audit = fakeAudit(30, { unreadable: new Set([0, 4, 9]) });
     const p = await page(audit, { first: 10 });

@@ -81,6 +81,7 @@ describe('cursor windows', () => {
     ['a bound that is no integer', tuple(NOW - 0.5, NOW, NOW)],
   ])('rejects a crafted cursor with %s as BAD_USER_INPUT', (_name, text) => {
     expect(() => decodeCursor(text, 'after')).toThrow(badInput('`after` is not a valid auditEvents cursor'));
+    expect(() => decodeCursor(text, 'after')).toThrow(expect.objectContaining({ detail: { argument: 'after' } }));
   });
 });
 

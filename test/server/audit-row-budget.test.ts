@@ -105,6 +105,7 @@ describe('audit row budget', () => {
     const document = 'query Big { a: auditEvents(first: 5000) b: auditEvents(first: 5001) } query Small { auditEvents(first: 1) }';
     expect(await execute(document, undefined, 'Big')).toEqual(refused(10_001));
     expect(await execute(document, undefined, 'Small')).toEqual({ data: { auditEvents: ['row'] } });
+    expect(await execute('{ other a: auditEvents(first: 9950) b: auditEvents }')).toEqual({ data: { other: 'x', a: ['row'], b: ['row'] } });
     expect(await execute('mutation { a: auditEvents(first: 9000) b: auditEvents(first: 9000) }')).toEqual({ data: { a: 'done', b: 'done' } });
   });
 });

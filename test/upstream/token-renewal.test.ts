@@ -56,6 +56,21 @@ describe('token requests on the wire', { timeout: 10_000 }, () => {
     });
     const [data] = h.sim.wire.requests('audit');
     expect(data!.headers.authorization).toBe(`Bearer ${h.sim.wire.fingerprint(h.tokenAnswers()[0]!.access_token)}`);
+    expect(h.memory.lines().filter((l) => l.msg === 'access token renewed')).toEqual([
+      expect.objectContaining({ upstream: 'identity', grant: 'client_credentials', expiresInSeconds: 10_799 }),
+    ]);
+  });
+
+  it('reports each renewal with how long it took', async () => {
+    const { h, audit } = await start();
+    const started = performance.now();
+    await audit();
+    const elapsed = performance.now() - started;
+    expect(h.renewals).toEqual([
+      { service: 'identity', kind: 'client_credentials', outcome: 'success', durationMs: expect.any(Number) },
+    ]);
+    expect(h.renewals[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(h.renewals[0]!.durationMs).toBeLessThanOrEqual(Math.ceil(elapsed));
   });
 
   it('sends the configured scope with both grants, and the refresh token it was given', async () => {
@@ -96,8 +111,13 @@ describe('refresh grant failures', { timeout: 10_000 }, () => {
     await audit();
     at(LIFETIME_MS);
     failNextToken(500);
+    const started = performance.now();
     await expect(audit()).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', service: 'identity' });
+    const elapsed = performance.now() - started;
     expect(grants()).toEqual(['client_credentials', 'refresh_token']);
+    const failure = h.renewals.at(-1)!;
+    expect(failure).toMatchObject({ service: 'identity', kind: 'refresh_token', outcome: 'UPSTREAM_UNAVAILABLE' });
+    expect(failure.durationMs).toBeLessThanOrEqual(Math.ceil(elapsed));
 
     await audit();
     expect(grants()).toEqual(['client_credentials', 'refresh_token', 'refresh_token']);
@@ -114,7 +134,9 @@ describe('refresh grant failures', { timeout: 10_000 }, () => {
     failNextToken(500); // the client_credentials fallback: fails
     await expect(audit()).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
     expect(grants()).toEqual(['client_credentials', 'refresh_token', 'client_credentials']);
-    expect(h.memory.lines().filter((l) => l.msg === 'refresh grant refused; falling back to client_credentials')).toHaveLength(1);
+    expect(h.memory.lines().filter((l) => l.msg === 'refresh grant refused; falling back to client_credentials')).toEqual([
+      expect.objectContaining({ upstream: 'identity', requestId: 'req-test' }),
+    ]);
 
     await audit();
     expect(grants()).toEqual(['client_credentials', 'refresh_token', 'client_credentials', 'client_credentials']);
