@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
 import { errorForTransport, summarizeIssues } from '../../src/upstream/error-mapping.js';
+import { createUpstreams } from '../../src/upstream/index.js';
 import { fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness;
@@ -49,6 +50,22 @@ describe('upstream statuses', { timeout: 10_000 }, () => {
     const error = await harness.upstreams.contentLibrary!.listUpdateSessionFiles('no-such-session', harness.call).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'NOT_FOUND', detail: { status: 404 } });
     expect(harness.callLines('update-session-files').at(-1)).toMatchObject({ level: 30, code: 'NOT_FOUND' });
+  });
+});
+
+describe('observers', { timeout: 10_000 }, () => {
+  it('a metrics hook that throws never breaks a call', async () => {
+    const throwing = () => {
+      throw new Error('observer failed');
+    };
+    const upstreams = createUpstreams(harness.config, harness.log, {
+      events: { onUpstreamCall: throwing, onCredentialRenewal: throwing, onCacheLookup: throwing },
+    });
+    try {
+      await expect(upstreams.identity!.auditReport(fullWindow(1), harness.call)).resolves.toMatchObject({ rows: [expect.anything()] });
+    } finally {
+      await upstreams.close();
+    }
   });
 });
 
