@@ -16,7 +16,7 @@ describe('deadline', () => {
     expect(deadline.remainingMs()).toBe(0);
   });
 
-  it('aborts with the caller's reason when the caller goes away first, and says so', () => {
+  it('aborts with the reason of a caller that goes away first, and says so', () => {
     const caller = new AbortController();
     const deadline = createDeadline(10_000, caller.signal);
     caller.abort(new Error('client closed'));
