@@ -27,6 +27,8 @@ export type {
   SimulatorCounters,
   SimulatorOptions,
   SimulatorRoute,
+  SimulatorWire,
+  WireRequest,
 } from './types.js';
 export { SIMULATOR_ROUTES } from './types.js';
 export { DEMO_CLIENT, DEMO_USER, DEFAULT_EVENT_COUNT, DEFAULT_TOKEN_LIFETIME_SECONDS } from './state.js';
@@ -54,6 +56,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   return {
     url,
     control,
+    wire: state.wire,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

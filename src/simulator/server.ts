@@ -12,6 +12,7 @@ import { CONTROL_PREFIX, handleControl } from './control-http.js';
 import { failureAnswer, malformedAnswer } from './fault-bodies.js';
 import { hostileAuditPage, RECORD_KINDS, writeHostileBody } from './hostile.js';
 import { grantTypeOf, handleToken } from './token-route.js';
+import { handleWireControl } from './wire-log.js';
 
 export function routeOf(pathname: string, vendor: string): SimulatorRoute | undefined {
   if (pathname === '/SAAS/auth/oauthtoken') return 'token';
@@ -69,9 +70,10 @@ export function createSimulatorServer(state: SimulatorState, control: SimulatorC
       return;
     }
     const ctx: RequestContext = { method: req.method ?? 'GET', url, headers: req.headers, body };
-    if (isControl) return write(res, handleControl(ctx, control), false);
+    if (isControl) return write(res, handleWireControl(ctx, state.wire) ?? handleControl(ctx, control), false);
 
     const route = routeOf(url.pathname, state.vendor);
+    state.wire.record(ctx, route, res);
     if (route === undefined) return write(res, notFound(), true);
     state.counters.call(route);
     if (route === 'token') state.counters.grant(grantTypeOf(ctx) ?? '(none)');

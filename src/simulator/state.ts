@@ -10,6 +10,7 @@ import { FaultSwitches } from './faults.js';
 import { mulberry32 } from './random.js';
 import { TokenStore } from './token-store.js';
 import { UPDATE_SESSIONS, type SimulatedFileInfo } from './content-library-data.js';
+import { WireLog } from './wire-log.js';
 
 export const DEMO_CLIENT: { id: string; secret: string } = Object.freeze({ id: 'gateway-demo', secret: 'demo-secret' });
 export const DEMO_USER: { username: string; password: string } = Object.freeze({
@@ -59,6 +60,8 @@ export interface SimulatorState {
   readonly updateSessions: ReadonlyMap<string, readonly SimulatedFileInfo[]>;
   readonly faults: FaultSwitches;
   readonly counters: CallCounters;
+  /** What was received, request by request (see wire-log.ts). */
+  readonly wire: WireLog;
   /** Builds inserted events from its own seeded stream, so inserts are deterministic too. */
   readonly insertedEvents: EventFactory;
   readonly defaultTokenLifetimeSeconds: number;
@@ -83,6 +86,7 @@ export function createState(options: SimulatorOptions): SimulatorState {
     updateSessions: new Map(UPDATE_SESSIONS.map((s) => [s.id, s.files])),
     faults: new FaultSwitches(),
     counters: new CallCounters(),
+    wire: new WireLog(),
     insertedEvents: createEventFactory(createTenant(seed), mulberry32(seed ^ 0x2545f491)),
     defaultTokenLifetimeSeconds: lifetime,
     tokenLifetimeSeconds: lifetime,

@@ -122,10 +122,37 @@ export interface SimulatorControl {
   clearFaults(): void;
 }
 
+/** One request as the simulator received it (see wire-log.ts); secrets are fingerprinted, never kept. */
+export interface WireRequest {
+  /** undefined: a path the simulator does not serve. */
+  readonly route: SimulatorRoute | undefined;
+  readonly method: string;
+  readonly path: string;
+  /** The query string's parameters (the first of a repeated name), secret ones fingerprinted. */
+  readonly query: Readonly<Record<string, string>>;
+  /** The body's fields when it is a form, secret ones fingerprinted; undefined for other bodies. */
+  readonly form: Readonly<Record<string, string>> | undefined;
+  readonly bodyBytes: number;
+  /** Lower-case names; credentials as `<scheme> <fingerprint>` or `<fingerprint>`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The status answered; undefined while pending, or when the exchange ended without an answer. */
+  readonly status: number | undefined;
+}
+
+export interface SimulatorWire {
+  /** Every request received outside `/__simulator/` (oldest first, the latest 2000), or those of one route. */
+  requests(route?: SimulatorRoute): WireRequest[];
+  /** What a secret value is recorded as: comparable within one simulator, never the value. */
+  fingerprint(secret: string): string;
+  clear(): void;
+}
+
 export interface Simulator {
   /** e.g. http://127.0.0.1:12345 (no trailing slash); serves both services. */
   readonly url: string;
   readonly control: SimulatorControl;
+  /** What the simulator received, request by request, secrets fingerprinted. */
+  readonly wire: SimulatorWire;
   /** Closes the server and every socket promptly, pending delayed answers included. */
   close(): Promise<void>;
 }

@@ -38,7 +38,14 @@ export const fakeRecord = (position: number): AuditRecord => ({
   values: {},
 });
 
-export function fakeAudit(size: number, options: { unreadable?: ReadonlySet<number>; maxPageSize?: number } = {}): FakeAudit {
+export interface FakeAuditOptions {
+  readonly unreadable?: ReadonlySet<number>;
+  readonly maxPageSize?: number;
+  /** Answer this many rows (while the window lasts) whatever pageSize asks: an upstream ignoring pageSize. */
+  readonly rowsPerCall?: number;
+}
+
+export function fakeAudit(size: number, options: FakeAuditOptions = {}): FakeAudit {
   const calls: AuditReportQuery[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -53,7 +60,8 @@ export function fakeAudit(size: number, options: { unreadable?: ReadonlySet<numb
       await new Promise((resolve) => setTimeout(resolve, 0));
       inFlight--;
       const rows: AuditRowResult[] = [];
-      for (let p = query.startIndex; p < Math.min(size, query.startIndex + query.pageSize); p++) {
+      const answered = options.rowsPerCall ?? query.pageSize;
+      for (let p = query.startIndex; p < Math.min(size, query.startIndex + answered); p++) {
         rows.push(options.unreadable?.has(p) ? { ok: false, reason: 'test' } : { ok: true, record: fakeRecord(p) });
       }
       return { rows };

@@ -30,11 +30,18 @@ export interface UpstreamHarness {
   readonly renewals: CredentialRenewalEvent[];
   /** Configured secrets plus every token and session id the upstreams handed out. */
   secrets(): string[];
+  /** Every successful token answer the upstreams received, oldest first. */
+  tokenAnswers(): TokenAnswerSeen[];
   /** Log lines of one route, e.g. 'audit-report'. */
   callLines(route: string): Record<string, any>[];
   /** A new set of upstream clients (cold: no token, no session) on the same simulator and log. */
   recreate(options?: UpstreamOptions): GatewayUpstreams;
   close(): Promise<void>;
+}
+
+export interface TokenAnswerSeen {
+  readonly access_token: string;
+  readonly refresh_token?: string;
 }
 
 export interface HarnessOptions {
@@ -60,11 +67,12 @@ export async function startUpstreamHarness(options: HarnessOptions = {}): Promis
   const calls: UpstreamCallEvent[] = [];
   const renewals: CredentialRenewalEvent[] = [];
   const wireSecrets = new Set<string>();
+  const tokenAnswers: TokenAnswerSeen[] = [];
 
   const build = (upstream: UpstreamOptions = {}) =>
     createUpstreams(config, log, {
       ...upstream,
-      interceptors: [captureCredentials(wireSecrets), ...(upstream.interceptors ?? [])],
+      interceptors: [captureCredentials(wireSecrets, tokenAnswers), ...(upstream.interceptors ?? [])],
       events: {
         onUpstreamCall: (event) => calls.push(event),
         onCredentialRenewal: (event) => renewals.push(event),
@@ -91,6 +99,7 @@ export async function startUpstreamHarness(options: HarnessOptions = {}): Promis
       ];
       return [...configured.filter((s): s is string => !!s), ...wireSecrets];
     },
+    tokenAnswers: () => [...tokenAnswers],
     callLines: (route) => memory.lines().filter((line) => line.route === route && 'durationMs' in line),
     recreate(upstream) {
       const fresh = build(upstream);
@@ -107,7 +116,7 @@ export async function startUpstreamHarness(options: HarnessOptions = {}): Promis
 const basic = (user: string, password: string) => Buffer.from(`${user}:${password}`).toString('base64');
 
 /** Watches answers of the token and session routes and keeps the credentials they carry. */
-function captureCredentials(into: Set<string>): Dispatcher.DispatcherComposeInterceptor {
+function captureCredentials(into: Set<string>, tokenAnswers: TokenAnswerSeen[]): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
     if (!/oauthtoken|cis\/session/.test(opts.path)) return dispatch(opts, handler);
     const chunks: Buffer[] = [];
@@ -126,6 +135,7 @@ function captureCredentials(into: Set<string>): Dispatcher.DispatcherComposeInte
             const value = body[key];
             if (typeof value === 'string') into.add(value);
           }
+          if (typeof body.access_token === 'string') tokenAnswers.push(body as unknown as TokenAnswerSeen);
         } catch {
           // not JSON: nothing to collect
         }

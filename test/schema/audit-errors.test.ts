@@ -24,6 +24,8 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 const garbage = Buffer.from('{"offset":3}').toString('base64url');
+/** Well-formed but for its window: `window.to` could not be served as a DateTime. */
+const beyondDates = Buffer.from('[1,0,0,8640000000000001,8640000000000001,null,null]').toString('base64url');
 
 describe('bad arguments', () => {
   const cases: [string, () => PageArgs, RegExp][] = [
@@ -35,6 +37,7 @@ describe('bad arguments', () => {
     ['malformed after', () => ({ after: 'not-a-cursor!' }), /`after` is not a valid auditEvents cursor/],
     ['forged after', () => ({ after: garbage }), /`after` is not a valid auditEvents cursor/],
     ['malformed before', () => ({ before: 'eyJ4Ijox' }), /`before` is not a valid auditEvents cursor/],
+    ['cursor whose window ends past the Date range', () => ({ after: beyondDates }), /`after` is not a valid auditEvents cursor/],
     ['from after to', () => ({ filter: { from: filter.to, to: filter.from } }), /`filter.from` is after `filter.to`/],
     ['from in the future', () => ({ filter: { from: new Date(Date.now() + HOUR).toISOString() } }), /after `filter.to`/],
     ['empty objectType', () => ({ filter: { objectType: '' } }), /objectType/],

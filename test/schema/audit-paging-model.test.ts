@@ -154,6 +154,26 @@ describe('paging over a window', () => {
     expect(audit.calls.filter((c) => c.pageSize > 1).length).toBe(1);
   });
 
+  it('never trusts an upstream that answers more rows than pageSize asked for', async () => {
+    for (const size of [5_020, 6_000, 7_777, 10_001]) {
+      const audit = fakeAudit(size, { rowsPerCall: 5_100 });
+      const oldest = await page(audit, { last: 5000 });
+      expect(uuids(oldest)).toEqual(range(size - 5000, size));
+      expect(oldest.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+      const newest = await page(audit, { first: 5000 });
+      expect(uuids(newest)).toEqual(range(0, 5000));
+      expect(newest.pageInfo.hasNextPage).toBe(true);
+    }
+  });
+
+  it('ends a read at a short page: rows after it would not be contiguous', async () => {
+    // An upstream that never answers more than 4000 rows per call: the first call comes back short.
+    const audit = fakeAudit(12_000, { rowsPerCall: 4000 });
+    const result = await page(audit, { first: 5000 });
+    expect(uuids(result)).toEqual(range(0, 4000));
+    expect(result.pageInfo.endCursor).toBe(result.edges.at(-1)!.cursor);
+  });
+
   it('leaves unreadable rows out and keeps every other cursor on its position', async () => {
     const audit = fakeAudit(30, { unreadable: new Set([0, 4, 9]) });
     const p = await page(audit, { first: 10 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/errors.js';
 import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/schema/audit/cursor.js';
 import { parsePageRequest } from '../../src/schema/audit/page-request.js';
+import { planPage, tailSlack } from '../../src/schema/audit/paging-plan.js';
 import { authMethodLabels, booleanValue, stringValue } from '../../src/schema/audit/record-values.js';
 import type { AuditScope } from '../../src/schema/audit/scope.js';
 
@@ -11,15 +12,9 @@ const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 10, 15, 30, 123);
 const scope: AuditScope = { fromMillis: NOW - 72 * HOUR, toMillis: NOW, pinnedAt: NOW, objectType: 'LOGIN', action: null };
 
-const badInput = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(BadUserInputError);
-    return (error as Error).message;
-  }
-  throw new Error('expected BAD_USER_INPUT');
-};
+/** A BadUserInputError whose message contains `message`. */
+const badInput = (message: string) =>
+  expect.objectContaining({ name: BadUserInputError.name, code: 'BAD_USER_INPUT', message: expect.stringContaining(message) });
 
 describe('cursor codec', () => {
   it('round-trips offset and scope, and is opaque base64url', () => {
@@ -62,7 +57,48 @@ describe('cursor codec', () => {
     ['non-canonical JSON', Buffer.from(`[1, 0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
     ['too long', 'A'.repeat(401)],
   ])('rejects a malformed cursor: %s', (_name, text) => {
-    expect(badInput(() => decodeCursor(text, 'before'))).toContain('`before` is not a valid auditEvents cursor');
+    expect(() => decodeCursor(text, 'before')).toThrow(badInput('`before` is not a valid auditEvents cursor'));
+  });
+});
+
+describe('cursor windows', () => {
+  const tuple = (from: number, to: number, pin: number) => Buffer.from(`[1,0,${from},${to},${pin},null,null]`).toString('base64url');
+  const MAX_DATE = 8.64e15;
+
+  it('accepts a window of one instant (from = to) ending at its pin', () => {
+    const instant: AuditScope = { fromMillis: NOW, toMillis: NOW, pinnedAt: NOW, objectType: null, action: null };
+    expect(decodeCursor(encodeCursor({ offset: 3, scope: instant }), 'after')).toEqual({ offset: 3, scope: instant });
+  });
+
+  it('accepts bounds at the ends of the Date range', () => {
+    expect(decodeCursor(tuple(-MAX_DATE, 0, MAX_DATE), 'after').scope).toMatchObject({ fromMillis: -MAX_DATE, pinnedAt: MAX_DATE });
+  });
+
+  it.each([
+    ['from before the first Date', tuple(-MAX_DATE - 1, NOW, NOW)],
+    ['to after the last Date', tuple(NOW, MAX_DATE + 1, MAX_DATE + 1)],
+    ['pin after the last Date', tuple(NOW, NOW, MAX_DATE + 1)],
+    ['a bound that is no integer', tuple(NOW - 0.5, NOW, NOW)],
+  ])('rejects a crafted cursor with %s as BAD_USER_INPUT', (_name, text) => {
+    expect(() => decodeCursor(text, 'after')).toThrow(badInput('`after` is not a valid auditEvents cursor'));
+    expect(() => decodeCursor(text, 'after')).toThrow(expect.objectContaining({ detail: { argument: 'after' } }));
+  });
+});
+
+describe('paging plan', () => {
+  it('reads slack rows past a tail page rather than probe on: at least 32, at most what one call has left', () => {
+    expect([1, 31, 32, 50, 2500, 4000, 4968, 4990, 5000].map(tailSlack)).toEqual([32, 32, 32, 50, 2500, 1000, 32, 32, 32]);
+  });
+
+  it('plans forward, backward and tail pages', () => {
+    const request = (lo: number, hi: number | undefined, direction: 'forward' | 'backward', size: number) =>
+      planPage({ scope, lo, hi, direction, size });
+    expect(request(10, undefined, 'forward', 5)).toEqual({ kind: 'slice', start: 10, end: 15 });
+    expect(request(10, 12, 'forward', 5)).toEqual({ kind: 'slice', start: 10, end: 12 });
+    expect(request(10, 30, 'backward', 5)).toEqual({ kind: 'slice', start: 25, end: 30 });
+    expect(request(10, 12, 'backward', 5)).toEqual({ kind: 'slice', start: 10, end: 12 });
+    expect(request(10, undefined, 'backward', 5)).toEqual({ kind: 'tail', lo: 10, size: 5, knownRow: 9 });
+    expect(request(0, undefined, 'backward', 5)).toEqual({ kind: 'tail', lo: 0, size: 5, knownRow: -1 });
   });
 });
 
@@ -111,24 +147,20 @@ describe('page request', () => {
     ['empty objectType', { filter: { objectType: '' } }, 'objectType'],
     ['malformed after', { after: 'nope!' }, '`after` is not a valid'],
   ])('rejects %s', (_name, args, message) => {
-    expect(badInput(() => parsePageRequest(args, NOW))).toContain(message);
+    expect(() => parsePageRequest(args, NOW)).toThrow(badInput(message));
   });
 
   it('rejects a cursor used with a different filter', () => {
-    expect(badInput(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LAUNCH' } }, NOW))).toContain('different filter');
-    expect(badInput(() => parsePageRequest({ after: cursor(3), filter: {} }, NOW))).toContain('different filter');
-    expect(badInput(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LOGIN', action: 'Update' } }, NOW))).toContain(
-      'different filter',
-    );
-    expect(
-      badInput(() => parsePageRequest({ before: cursor(3), filter: { objectType: 'LOGIN', from: new Date(NOW - HOUR) } }, NOW)),
-    ).toContain('different filter');
+    expect(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LAUNCH' } }, NOW)).toThrow(badInput('different filter'));
+    expect(() => parsePageRequest({ after: cursor(3), filter: {} }, NOW)).toThrow(badInput('different filter'));
+    expect(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LOGIN', action: 'Update' } }, NOW)).toThrow(badInput('different filter'));
+    expect(() => parsePageRequest({ before: cursor(3), filter: { objectType: 'LOGIN', from: new Date(NOW - HOUR) } }, NOW)).toThrow(badInput('different filter'));
   });
 
   it('rejects after/before from different connections or in the wrong order', () => {
     const other = { ...scope, objectType: 'LAUNCH' };
-    expect(badInput(() => parsePageRequest({ after: cursor(1), before: cursor(5, other) }, NOW))).toContain('different auditEvents connections');
-    expect(badInput(() => parsePageRequest({ after: cursor(5), before: cursor(5) }, NOW))).toContain('newer record');
+    expect(() => parsePageRequest({ after: cursor(1), before: cursor(5, other) }, NOW)).toThrow(badInput('different auditEvents connections'));
+    expect(() => parsePageRequest({ after: cursor(5), before: cursor(5) }, NOW)).toThrow(badInput('newer record'));
   });
 });
 

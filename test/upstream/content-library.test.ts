@@ -1,6 +1,7 @@
 /** The content library: session login shared and renewed once, 404, no credentials, bad credentials. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
+import { DEMO_USER } from '../../src/simulator/index.js';
 import { findLeakedSecrets, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;
@@ -35,6 +36,31 @@ describe('content library', { timeout: 10_000 }, () => {
     expect(counters.files).toBe(60 + counters.unauthorized);
     expect(upstreams.stats().session).toEqual({ logins: 2, failures: 0 });
     expect(harness.renewals.filter((r) => r.kind === 'session_login')).toHaveLength(2);
+  });
+
+  it('logs in with HTTP Basic, sends the session it got, and after a 401 logs in again and repeats the call once', async () => {
+    harness = await startUpstreamHarness();
+    const { upstreams, sim, call } = harness;
+    const id = sessionIds(harness)[0]!;
+    await upstreams.contentLibrary!.listUpdateSessionFiles(id, call);
+    sim.control.expireSessions();
+    await upstreams.contentLibrary!.listUpdateSessionFiles(id, call);
+
+    const received = sim.wire.requests();
+    expect(received.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /rest/com/vmware/cis/session 200',
+      'GET /rest/com/vmware/content/library/item/updatesession/file 200',
+      'GET /rest/com/vmware/content/library/item/updatesession/file 401',
+      'POST /rest/com/vmware/cis/session 200',
+      'GET /rest/com/vmware/content/library/item/updatesession/file 200',
+    ]);
+    const basic = `Basic ${sim.wire.fingerprint(Buffer.from(`${DEMO_USER.username}:${DEMO_USER.password}`).toString('base64'))}`;
+    const [login, first, refused, relogin, repeated] = received;
+    for (const request of [login, relogin]) expect(request).toMatchObject({ bodyBytes: 0, headers: { authorization: basic } });
+    for (const request of [first, refused, repeated]) expect(request!.query).toEqual({ update_session_id: id });
+    expect(refused!.headers['vmware-api-session-id']).toBe(first!.headers['vmware-api-session-id']);
+    expect(repeated!.headers['vmware-api-session-id']).not.toBe(first!.headers['vmware-api-session-id']);
+    expect(harness.callLines('update-session-files').at(-1)).toMatchObject({ status: 200, credentialRetry: true, retries: 0 });
   });
 
   it('returns the files of a session as validated FileInfo', async () => {

@@ -25,6 +25,54 @@ describe('retry policy', () => {
     expect(retryAfterMs('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
     expect(retryAfterMs(undefined, now)).toBeUndefined();
     expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryAfterMs([' 4 ', '9'], now)).toBe(4000);
+    expect(retryAfterMs('', now)).toBeUndefined();
+    expect(retryAfterMs('  ', now)).toBeUndefined();
+  });
+
+  it('never reads a number from a Retry-After that only contains one', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs('2 days', now)).toBeUndefined();
+    // Date.parse reads "x 2" as a date in 2001: long past, so no wait; never NaN.
+    expect(retryAfterMs('x 2', now)).toBe(0);
+  });
+
+  it.each([
+    ['ECONNRESET', true],
+    ['ECONNREFUSED', true],
+    ['EPIPE', true],
+    ['ETIMEDOUT', true],
+    ['ENOTFOUND', true],
+    ['EAI_AGAIN', true],
+    ['ENETDOWN', true],
+    ['ENETUNREACH', true],
+    ['EHOSTDOWN', true],
+    ['EHOSTUNREACH', true],
+    ['UND_ERR_SOCKET', true],
+    ['UND_ERR_CONNECT_TIMEOUT', true],
+    ['UND_ERR_CLOSED', true],
+    ['UND_ERR_HEADERS_TIMEOUT', false],
+    ['UND_ERR_ABORTED', false],
+    ['EACCES', false],
+  ])('a GET failing with %s is retried: %s', (code, retried) => {
+    expect(isRetryableConnectionError(code, 'GET')).toBe(retried);
+  });
+
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])(
+    'a POST failing with %s was never sent, so it is retried',
+    (code) => {
+      expect(isRetryableConnectionError(code, 'POST')).toBe(true);
+    },
+  );
+
+  it('finds the code on the error or up to two causes deep, strings only', () => {
+    const withCode = (code: unknown, cause?: unknown) => Object.assign(new Error('x', { cause }), { code });
+    expect(errorCodeOf(withCode('EPIPE'))).toBe('EPIPE');
+    expect(errorCodeOf(withCode(undefined, withCode(undefined, withCode('EPIPE'))))).toBe('EPIPE');
+    expect(errorCodeOf(withCode(undefined, withCode(undefined, withCode(undefined, withCode('EPIPE')))))).toBeUndefined();
+    expect(errorCodeOf(withCode(-32, withCode('EPIPE')))).toBe('EPIPE');
+    expect(errorCodeOf(undefined)).toBeUndefined();
+    expect(errorCodeOf('ECONNRESET')).toBeUndefined();
   });
 
   it('repeats a POST only when the request cannot have been sent', () => {

@@ -1,0 +1,144 @@
+/**
+ * The audit row budget on its own, in a bare Yoga server: which selections count, how variables,
+ * fragments and defaults are read, the exact limits, and large operations taking turns.
+ */
+import { createSchema, createYoga } from 'graphql-yoga';
+import { describe, expect, it, vi } from 'vitest';
+import { useAuditRowLimits } from '../../src/plugins/audit-rows.js';
+
+interface Response {
+  data?: any;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+/** Limits: 100 rows per operation; above 60 rows an operation is large; one large one at a time. */
+function server() {
+  /** Sizes of the auditEvents fields resolved so far. */
+  const resolved: number[] = [];
+  /** A field asking for 1001 to 1009 rows waits until released. */
+  const held = new Map<number, () => void>();
+  const schema = createSchema({
+    typeDefs: /* GraphQL */ `
+      type Query {
+        auditEvents(first: Int, last: Int): [String!]!
+        other: String
+      }
+      type Mutation {
+        auditEvents(first: Int): String
+      }
+    `,
+    resolvers: {
+      Query: {
+        auditEvents: async (_: unknown, args: { first?: number | null; last?: number | null }) => {
+          const size = args.first ?? args.last ?? 0;
+          resolved.push(size);
+          if (size > 1000 && size < 1010) await new Promise<void>((release) => held.set(size, release));
+          return ['row'];
+        },
+        other: () => 'x',
+      },
+      Mutation: { auditEvents: () => 'done' },
+    },
+  });
+  const yoga = createYoga({
+    schema,
+    plugins: [useAuditRowLimits({ maxRows: 10_000, largeOperationRows: 60, largeOperationConcurrency: 1 })],
+    logging: false,
+  });
+  const execute = async (query: string, variables?: Record<string, unknown>, operationName?: string): Promise<Response> => {
+    const response = await yoga.fetch('http://yoga.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables, operationName }),
+    });
+    return (await response.json()) as Response;
+  };
+  return { execute, resolved, held };
+}
+
+const refused = (rows: number): Response => ({
+  errors: [
+    {
+      message: `The operation asks for ${rows} audit rows; at most 10000 are served per operation. Page through them instead.`,
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    },
+  ],
+});
+
+describe('audit row budget', () => {
+  it('serves exactly the budget and refuses one row more, before anything resolves', async () => {
+    const { execute, resolved } = server();
+    expect(await execute('{ a: auditEvents(first: 5000) b: auditEvents(last: 5000) }')).toEqual({ data: { a: ['row'], b: ['row'] } });
+    expect(await execute('{ a: auditEvents(first: 5000) b: auditEvents(last: 5000) c: auditEvents(first: 1) }')).toEqual(refused(10_001));
+    expect(resolved).toEqual([5000, 5000]);
+  });
+
+  it('counts 50 rows for a field without a size (or of size 0), and the larger of first and last', async () => {
+    const { execute } = server();
+    expect(await execute('{ a: auditEvents(first: 9951) b: auditEvents }')).toEqual(refused(10_001));
+    expect(await execute('{ a: auditEvents(first: 9951) b: auditEvents(first: 0) }')).toEqual(refused(10_001));
+    expect((await execute('{ a: auditEvents(first: 9950) b: auditEvents }')).errors).toBeUndefined();
+    expect(await execute('{ a: auditEvents(first: 1, last: 9000) b: auditEvents(last: 2, first: 1001) }')).toEqual(refused(10_001));
+  });
+
+  it('reads sizes from variables; a variable that is not given counts as no size', async () => {
+    const { execute } = server();
+    const query = 'query($n: Int, $m: Int) { a: auditEvents(first: $n) b: auditEvents(last: $m) }';
+    expect(await execute(query, { n: 5000, m: 5001 })).toEqual(refused(10_001));
+    expect((await execute(query, { n: 5000, m: 5000 })).errors).toBeUndefined();
+    expect(await execute(query, { n: 9951 })).toEqual(refused(10_001));
+  });
+
+  it('counts fields inside inline and named fragments, nested ones too, each named fragment once', async () => {
+    const { execute } = server();
+    expect(
+      await execute('{ ... on Query { a: auditEvents(first: 5000) } ...F } fragment F on Query { b: auditEvents(first: 5001) }'),
+    ).toEqual(refused(10_001));
+    expect((await execute('{ ...F ...F } fragment F on Query { a: auditEvents(first: 6000) }')).errors).toBeUndefined();
+    expect(
+      await execute('{ ...F } fragment F on Query { ...G a: auditEvents(first: 5000) } fragment G on Query { b: auditEvents(first: 5001) }'),
+    ).toEqual(refused(10_001));
+  });
+
+  it('counts only the operation that runs, and only queries', async () => {
+    const { execute } = server();
+    const document = 'query Big { a: auditEvents(first: 5000) b: auditEvents(first: 5001) } query Small { auditEvents(first: 1) }';
+    expect(await execute(document, undefined, 'Big')).toEqual(refused(10_001));
+    expect(await execute(document, undefined, 'Small')).toEqual({ data: { auditEvents: ['row'] } });
+    expect(await execute('{ other a: auditEvents(first: 9950) b: auditEvents }')).toEqual({ data: { other: 'x', a: ['row'], b: ['row'] } });
+    expect(await execute('mutation { a: auditEvents(first: 9000) b: auditEvents(first: 9000) }')).toEqual({ data: { a: 'done', b: 'done' } });
+  });
+});
+
+describe('large operations', () => {
+  it('run one at a time, from execution until their response is out, while small ones go straight through', async () => {
+    const { execute, resolved, held } = server();
+    const first = execute('{ auditEvents(first: 1001) }');
+    await vi.waitFor(() => expect(held.has(1001)).toBe(true));
+    const second = execute('{ auditEvents(first: 1002) }');
+    // Exactly at the threshold is not large: it runs at once.
+    expect(await execute('{ auditEvents(first: 60) }')).toEqual({ data: { auditEvents: ['row'] } });
+    expect(resolved).toEqual([1001, 60]);
+
+    held.get(1001)!();
+    await expect(first).resolves.toEqual({ data: { auditEvents: ['row'] } });
+    await vi.waitFor(() => expect(held.has(1002)).toBe(true));
+    const third = execute('query($n: Int) { auditEvents(first: $n) }', { n: 1003 });
+    held.get(1002)!();
+    await expect(second).resolves.toEqual({ data: { auditEvents: ['row'] } });
+    await vi.waitFor(() => expect(held.has(1003)).toBe(true));
+    held.get(1003)!();
+    await expect(third).resolves.toBeDefined();
+    expect(resolved).toEqual([1001, 60, 1002, 1003]);
+  });
+
+  it('give their turn back when refused or failing, so the next one runs', async () => {
+    const { execute, held } = server();
+    expect(await execute('{ a: auditEvents(first: 9000) b: auditEvents(first: 9000) }')).toEqual(refused(18_000));
+    expect((await execute('{ auditEvents(first: "many") }')).errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const next = execute('{ auditEvents(first: 1001) }');
+    await vi.waitFor(() => expect(held.has(1001)).toBe(true));
+    held.get(1001)!();
+    await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+  });
+});
