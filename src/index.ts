@@ -19,7 +19,7 @@ function readConfig(): Config {
 
 async function main() {
   let config = readConfig();
-  const log = createLogger({ level: config.logLevel });
+  const log = createLogger({ level: config.logLevel, traceIds: !!config.tracing });
 
   let closeSimulator = async () => {};
   if (config.mode === 'demo') {
@@ -35,10 +35,10 @@ async function main() {
   }
 
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
-  let draining = false;
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
+  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents, tracer: tracing?.upstreamTracer });
+  let draining = false;
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining });
   const server = createServer(yoga);
   server.listen(config.port, config.host, () => {

@@ -1,4 +1,5 @@
 /** Structured JSON logs. Credentials are redacted wherever they appear in a logged object. */
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 const secretKeys = [
@@ -33,10 +34,20 @@ export const redactPaths = [
   ...secretKeys.map((k) => `*.detail.*["${k}"]`),
 ];
 
-export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+/** The ids of the span active where a line is written (OpenTelemetry's async-local context). */
+function activeTraceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpanContext(context.active());
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
+export function createLogger(
+  options: { level?: string; destination?: DestinationStream; traceIds?: boolean } = {},
+): Logger {
   return pino(
     {
       level: options.level ?? 'info',
+      // Only with tracing configured: without it no span is ever active.
+      ...(options.traceIds ? { mixin: activeTraceIds } : {}),
       base: { service: 'gateway' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: redactPaths, censor: '[redacted]' },

@@ -99,7 +99,6 @@ function useNoIntrospection(): Plugin {
 export function createGateway({ config, upstreams, log, metrics, tracing, isReady = () => true }: GatewayOptions): GatewayYoga {
   const plugins: Plugin[] = [
     useRequestId(),
-    ...(tracing ? [tracing.plugin()] : []),
     useBodyLimit(config.maxRequestBytes),
     useReadinessCheck({ endpoint: '/readyz', check: isReady }),
     ...(metrics ? [metrics.plugin()] : []),
@@ -112,6 +111,9 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     useErrorLog() as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
+    // Last: its execute function (the operation span made active for the resolvers and upstream
+    // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
+    ...(tracing ? [tracing.plugin()] : []),
   ];
 
   return createYoga<ServerContext, GatewayContext>({

@@ -15,7 +15,7 @@ import {
   errorForTransport,
   summarizeIssues,
 } from './error-mapping.js';
-import { emit, type UpstreamCallEvent, type UpstreamEvents } from './events.js';
+import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import {
   backoffMs,
   errorCodeOf,
@@ -51,6 +51,7 @@ export interface UpstreamHttpOptions {
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly events?: UpstreamEvents;
+  readonly tracer?: UpstreamTracer | undefined;
 }
 
 export interface RequestCall {
@@ -90,7 +91,18 @@ export class UpstreamHttp {
   }
 
   /** As request(), plus the byte length of the answer's body. */
-  async measuredRequest<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<MeasuredAnswer<T>> {
+  measuredRequest<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<MeasuredAnswer<T>> {
+    const tracer = this.#options.tracer;
+    if (!tracer) return this.#measuredRequest(request, call, undefined);
+    const start = { service: this.service, route: request.route, method: request.method };
+    return tracer.traceCall(start, (end) => this.#measuredRequest(request, call, end));
+  }
+
+  async #measuredRequest<T>(
+    request: UpstreamRequest<T>,
+    call: RequestCall,
+    traceEnd: ((event: UpstreamCallEvent) => void) | undefined,
+  ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
@@ -105,21 +117,25 @@ export class UpstreamHttp {
       retries: progress.retries,
       ...(progress.credentialRetry ? { credentialRetry: true } : {}),
     });
-    const event = (fields: ReturnType<typeof line>, outcome: UpstreamCallEvent['outcome']): UpstreamCallEvent => ({
-      service: this.service,
-      route: fields.route,
-      method: fields.method,
-      status: fields.status,
-      durationMs: fields.durationMs,
-      retries: fields.retries,
-      credentialRetry: progress.credentialRetry,
-      outcome,
-    });
+    const report = (fields: ReturnType<typeof line>, outcome: UpstreamCallEvent['outcome']) => {
+      const event: UpstreamCallEvent = {
+        service: this.service,
+        route: fields.route,
+        method: fields.method,
+        status: fields.status,
+        durationMs: fields.durationMs,
+        retries: fields.retries,
+        credentialRetry: progress.credentialRetry,
+        outcome,
+      };
+      emit(this.#options.events?.onUpstreamCall, event);
+      emit(traceEnd, event);
+    };
     try {
       const answer = await this.#exchange(request, call.log, deadline, progress);
       const fields = line();
       call.log.info(fields, 'upstream call');
-      emit(this.#options.events?.onUpstreamCall, event(fields, 'success'));
+      report(fields, 'success');
       return answer;
     } catch (caught) {
       const error = this.#asUpstreamError(caught, deadline, request.route);
@@ -127,7 +143,7 @@ export class UpstreamHttp {
       // A missing update session is an ordinary answer, not a fault of the upstream.
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
       call.log[level]({ ...fields, code: error.code, err: error }, 'upstream call failed');
-      emit(this.#options.events?.onUpstreamCall, event(fields, error.code));
+      report(fields, error.code);
       throw error;
     } finally {
       deadline.dispose();

@@ -53,9 +53,10 @@ export async function startTestGateway(
     ...options.env,
   });
   const memory = new MemoryLog();
-  const log = createLogger({ level: config.logLevel, destination: memory });
+  const tracing = options.gateway?.tracing;
+  const log = createLogger({ level: config.logLevel, destination: memory, traceIds: !!tracing });
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
+  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents, tracer: tracing?.upstreamTracer });
   const yoga = createGateway({ config, upstreams, log, metrics, ...options.gateway });
 
   const fetchPath = async (path: string, init?: RequestInit): Promise<Response> =>
