@@ -37,7 +37,10 @@ async function main() {
   const metrics = createMetrics();
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
-  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents, tracer: tracing?.upstreamTracer });
+  const upstreams = createUpstreams(config, log, {
+    events: metrics.upstreamEvents,
+    ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
+  });
   let draining = false;
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining });
   const server = createServer(yoga);

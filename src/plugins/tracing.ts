@@ -6,13 +6,14 @@
  * carry personal data from the audit log or secrets.
  */
 import { getCurrentOtelContext, setCurrentOtelContext, useOpenTelemetry } from '@envelop/opentelemetry';
-import { propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Plugin } from 'graphql-yoga';
+import type { Dispatcher } from 'undici';
 import type { UpstreamCallEvent, UpstreamTracer } from '../upstream/events.js';
 
 export interface TracingOptions {
@@ -26,8 +27,9 @@ export interface TracingOptions {
 
 export interface Tracing {
   plugin(): Plugin;
-  /** Hand this to createUpstreams: a client span per upstream call. */
+  /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
   readonly upstreamTracer: UpstreamTracer;
+  readonly upstreamInterceptor: Dispatcher.DispatcherComposeInterceptor;
   shutdown(): Promise<void>;
 }
 
@@ -90,6 +92,26 @@ function upstreamTracerFor(tracer: Tracer): UpstreamTracer {
   };
 }
 
+/**
+ * Sends the active span's context (`traceparent`, `tracestate`) with each upstream request, so that
+ * an upstream with tracing of its own shows its spans inside the gateway's.
+ */
+function propagateToUpstream(): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (options, handler) => {
+    const carrier: Record<string, string> = {};
+    propagation.inject(context.active(), carrier);
+    if (Object.keys(carrier).length === 0) return dispatch(options, handler);
+    const { headers } = options;
+    // The upstream layer sends plain objects; the other forms undici accepts are kept working.
+    const withContext = Array.isArray(headers)
+      ? [...headers, ...Object.entries(carrier).flat()]
+      : headers && Symbol.iterator in headers
+        ? [...(headers as Iterable<[string, string | string[] | undefined]>), ...Object.entries(carrier)]
+        : { ...headers, ...carrier };
+    return dispatch({ ...options, headers: withContext }, handler);
+  };
+}
+
 export function createTracing(options: TracingOptions): Tracing {
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
   const provider = new NodeTracerProvider({
@@ -118,6 +140,7 @@ export function createTracing(options: TracingOptions): Tracing {
       },
     }),
     upstreamTracer,
+    upstreamInterceptor: propagateToUpstream(),
     shutdown: () => provider.shutdown(),
   };
 }
