@@ -120,12 +120,16 @@ describe('tracing through the gateway process', { timeout: 30_000 }, () => {
     expect(missingCall.status.code ?? 0).not.toBe(2);
   });
 
-  it('starts a new trace when the caller sends none', async () => {
-    await post('query Untraced { auditEvents(first: 1) { edges { cursor } } }');
-    const operation = await operationSpan('Untraced');
-    expect(operation.parentSpanId).toBeUndefined();
-    expect(operation.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect((await childOf(operation, 'GET audit-report')).traceId).toBe(operation.traceId);
+  it('starts a new trace when the caller sends none, or one that is not W3C trace context', async () => {
+    const unusable = ['', 'not-a-trace', `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`, `00-${'a'.repeat(5000)}`];
+    for (const [i, traceparent] of unusable.entries()) {
+      const { errors } = await post(`query Untraced${i} { auditEvents(first: 1) { edges { cursor } } }`, traceparent ? { traceparent } : {});
+      expect(errors).toBeUndefined();
+      const operation = await operationSpan(`Untraced${i}`);
+      expect(operation.parentSpanId).toBeUndefined();
+      expect(operation.traceId).toMatch(/^(?!0+$)[0-9a-f]{32}$/);
+      expect((await childOf(operation, 'GET audit-report')).traceId).toBe(operation.traceId);
+    }
   });
 
   it('puts trace_id and span_id on the log lines written within a span, and only there', async () => {
