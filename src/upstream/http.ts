@@ -117,25 +117,25 @@ export class UpstreamHttp {
       retries: progress.retries,
       ...(progress.credentialRetry ? { credentialRetry: true } : {}),
     });
-    const report = (fields: ReturnType<typeof line>, outcome: UpstreamCallEvent['outcome']) => {
-      const event: UpstreamCallEvent = {
-        service: this.service,
-        route: fields.route,
-        method: fields.method,
-        status: fields.status,
-        durationMs: fields.durationMs,
-        retries: fields.retries,
-        credentialRetry: progress.credentialRetry,
-        outcome,
-      };
-      emit(this.#options.events?.onUpstreamCall, event);
-      emit(traceEnd, event);
+    const event = (fields: ReturnType<typeof line>, outcome: UpstreamCallEvent['outcome']): UpstreamCallEvent => ({
+      service: this.service,
+      route: fields.route,
+      method: fields.method,
+      status: fields.status,
+      durationMs: fields.durationMs,
+      retries: fields.retries,
+      credentialRetry: progress.credentialRetry,
+      outcome,
+    });
+    const report = (ended: UpstreamCallEvent) => {
+      emit(this.#options.events?.onUpstreamCall, ended);
+      emit(traceEnd, ended);
     };
     try {
       const answer = await this.#exchange(request, call.log, deadline, progress);
       const fields = line();
       call.log.info(fields, 'upstream call');
-      report(fields, 'success');
+      report(event(fields, 'success'));
       return answer;
     } catch (caught) {
       const error = this.#asUpstreamError(caught, deadline, request.route);
@@ -143,7 +143,7 @@ export class UpstreamHttp {
       // A missing update session is an ordinary answer, not a fault of the upstream.
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
       call.log[level]({ ...fields, code: error.code, err: error }, 'upstream call failed');
-      report(fields, error.code);
+      report(event(fields, error.code));
       throw error;
     } finally {
       deadline.dispose();
