@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeServices, compositionHasErrors } from '@theguild/federation-composition';
 import { parse } from 'graphql';
+import type { Tracing } from '../../src/plugins/tracing.js';
 import { subgraphSdl } from '../../src/schema/federation-sdl.js';
 import { MISSING_SESSION_ID, SESSION_IDS } from '../../src/simulator/index.js';
 import { DEPLOYMENTS_SDL, deploymentsSubgraph, listen, type Listening } from './federation.js';
@@ -44,9 +45,10 @@ export interface Subgraphs {
   close(): Promise<void>;
 }
 
-export async function startSubgraphs(): Promise<Subgraphs> {
+export async function startSubgraphs(options: { tracing?: Tracing } = {}): Promise<Subgraphs> {
   const gateway = await startTestGateway({
     env: { GATEWAY_API_KEYS: `some-other-key-456789,${CONTENT_API_KEY}`, GATEWAY_ALLOW_ANONYMOUS: 'false' },
+    gateway: { tracing: options.tracing },
   });
   const [content, deployments] = await Promise.all([listen(gateway.yoga), listen(deploymentsSubgraph(DEPLOYMENTS))]);
   const composed = composeServices([
@@ -86,6 +88,8 @@ export async function runHiveGateway(options: {
   configPath: string;
   supergraphSdl: string;
   env?: Record<string, string>;
+  /** OTLP/HTTP traces URL (…/v1/traces) for the router's own spans. */
+  openTelemetry?: string;
 }): Promise<RouterProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'hive-gateway-'));
   const supergraphPath = join(dir, 'supergraph.graphql');
@@ -105,6 +109,7 @@ export async function runHiveGateway(options: {
       '--port',
       String(port),
       '--disable-websockets',
+      ...(options.openTelemetry ? ['--opentelemetry', options.openTelemetry] : []),
     ],
     {
       cwd: root,
