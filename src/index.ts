@@ -54,7 +54,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 async function main() {
   let config = readConfig();
-  const log = createLogger({ level: config.logLevel, pretty: config.logPretty });
+  const log = createLogger({ level: config.logLevel, pretty: config.logPretty, traceIds: !!config.tracing });
   installLastResort(log, process, (code) => process.exit(code));
 
   let closeSimulator = async () => {};
@@ -75,10 +75,13 @@ async function main() {
   }
 
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
-  let draining = false;
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
+  const upstreams = createUpstreams(config, log, {
+    events: metrics.upstreamEvents,
+    ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
+  });
+  let draining = false;
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining });
   const server = createServer((request, response) => {
     // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.

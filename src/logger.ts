@@ -2,6 +2,7 @@
  * Structured JSON logs. Credentials are redacted wherever they appear in a logged object.
  * `pretty` (LOG_PRETTY, on by default under `npm run dev`) writes readable lines instead.
  */
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 
@@ -37,11 +38,19 @@ export const redactPaths = [
   ...secretKeys.map((k) => `*.detail.*["${k}"]`),
 ];
 
+/** The ids of the span active where a line is written (OpenTelemetry's async-local context). */
+function activeTraceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpanContext(context.active());
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
 export interface LoggerSetup {
   readonly level?: string;
   readonly destination?: DestinationStream;
   /** Readable lines for a terminal (pino-pretty) instead of JSON. */
   readonly pretty?: boolean;
+  /** trace_id/span_id of the active span on every line (only with tracing configured). */
+  readonly traceIds?: boolean;
 }
 
 export function createLogger(options: LoggerSetup = {}): Logger {
@@ -57,6 +66,8 @@ export function createLogger(options: LoggerSetup = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
+      // Only with tracing configured: without it no span is ever active.
+      ...(options.traceIds ? { mixin: activeTraceIds } : {}),
       base: { service: 'gateway' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: redactPaths, censor: '[redacted]' },

@@ -131,7 +131,6 @@ export function createGateway({
   const plugins: Plugin[] = [
     useRequestId(),
     useAccessLog(log),
-    ...(tracing ? [tracing.plugin()] : []),
     useResponseCompression(),
     useNoEchoedInput(),
     useBodyLimit(config.maxRequestBytes),
@@ -157,6 +156,9 @@ export function createGateway({
     useErrorLog(loggedErrors) as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
+    // Last: its execute function (the operation span made active for the resolvers and upstream
+    // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
+    ...(tracing ? [tracing.plugin()] : []),
   ];
 
   return createYoga<ServerContext, GatewayContext>({

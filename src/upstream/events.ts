@@ -1,5 +1,5 @@
 /**
- * Hooks a metrics layer can subscribe to without the upstream layer knowing about it.
+ * Hooks a metrics or tracing layer can subscribe to without the upstream layer knowing about it.
  * A hook that throws is ignored: observing must never break a call.
  */
 import type { ErrorCode, UpstreamService } from '../errors.js';
@@ -39,6 +39,22 @@ export interface UpstreamEvents {
   onUpstreamCall?(event: UpstreamCallEvent): void;
   onCredentialRenewal?(event: CredentialRenewalEvent): void;
   onCacheLookup?(event: CacheLookupEvent): void;
+}
+
+/** Where an upstream call starts: stable labels only, nothing a caller sent. */
+export interface UpstreamCallStart {
+  readonly service: UpstreamService;
+  readonly route: string;
+  readonly method: string;
+}
+
+/**
+ * Wraps each upstream call (credentials, attempts, reading the answer), e.g. in a span made active
+ * for it so that what the call logs or sends belongs to it. `call` is run exactly once and its
+ * result or rejection passed on unchanged; the call reports how it ended through `end`.
+ */
+export interface UpstreamTracer {
+  traceCall<T>(start: UpstreamCallStart, call: (end: (event: UpstreamCallEvent) => void) => Promise<T>): Promise<T>;
 }
 
 export function emit<E>(hook: ((event: E) => void) | undefined, event: E): void {

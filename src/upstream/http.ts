@@ -15,7 +15,7 @@ import {
   errorForTransport,
   summarizeIssues,
 } from './error-mapping.js';
-import { emit, type UpstreamCallEvent, type UpstreamEvents } from './events.js';
+import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import {
   backoffMs,
   errorCodeOf,
@@ -61,6 +61,7 @@ export interface UpstreamHttpOptions {
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly events?: UpstreamEvents;
+  readonly tracer?: UpstreamTracer | undefined;
 }
 
 export interface RequestCall {
@@ -103,7 +104,18 @@ export class UpstreamHttp {
   }
 
   /** As request(), plus the byte length of the answer's body. */
-  async measuredRequest<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<MeasuredAnswer<T>> {
+  measuredRequest<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<MeasuredAnswer<T>> {
+    const tracer = this.#options.tracer;
+    if (!tracer) return this.#measuredRequest(request, call, undefined);
+    const start = { service: this.service, route: request.route, method: request.method };
+    return tracer.traceCall(start, (end) => this.#measuredRequest(request, call, end));
+  }
+
+  async #measuredRequest<T>(
+    request: UpstreamRequest<T>,
+    call: RequestCall,
+    traceEnd: ((event: UpstreamCallEvent) => void) | undefined,
+  ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
@@ -128,11 +140,15 @@ export class UpstreamHttp {
       credentialRetry: progress.credentialRetry,
       outcome,
     });
+    const report = (ended: UpstreamCallEvent) => {
+      emit(this.#options.events?.onUpstreamCall, ended);
+      emit(traceEnd, ended);
+    };
     try {
       const answer = await this.#exchange(request, call.log, deadline, progress);
       const fields = line();
       call.log.info(fields, 'upstream call');
-      emit(this.#options.events?.onUpstreamCall, event(fields, 'success'));
+      report(event(fields, 'success'));
       return answer;
     } catch (caught) {
       const error = this.#asUpstreamError(caught, deadline, request.route);
@@ -142,7 +158,7 @@ export class UpstreamHttp {
       const failure = error.detail?.['failure'];
       const address = failure === 'connection' || failure === 'timeout' ? { address: this.#address } : {};
       call.log[level]({ ...fields, ...address, code: error.code, err: error }, 'upstream call failed');
-      emit(this.#options.events?.onUpstreamCall, event(fields, error.code));
+      report(event(fields, error.code));
       throw error;
     } finally {
       deadline.dispose();

@@ -7,7 +7,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import { ContentLibraryClient } from './content-library/client.js';
 import { SessionManager, type SessionStats } from './content-library/session.js';
-import type { UpstreamEvents } from './events.js';
+import type { UpstreamEvents, UpstreamTracer } from './events.js';
 import { UpstreamHttp } from './http.js';
 import { AuditPageCache, CachedIdentityApi, type AuditCacheStats } from './identity/audit-cache.js';
 import { IdentityClient } from './identity/client.js';
@@ -18,6 +18,8 @@ import type { IdentityApi, Upstreams } from './types.js';
 export interface UpstreamOptions {
   /** Hooks for a metrics layer. */
   readonly events?: UpstreamEvents;
+  /** Spans around upstream calls, when tracing is configured. */
+  readonly tracer?: UpstreamTracer | undefined;
   readonly retry?: Partial<RetryPolicy>;
   /** Clock for token expiry, ms since epoch; tests inject one. */
   readonly now?: () => number;
@@ -69,6 +71,7 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
       timeoutMs: config.upstreamTimeoutMs,
       retry,
       events: options.events,
+      tracer: options.tracer,
     });
   const upstreamLog = log.child({ component: 'upstream' });
 
@@ -113,7 +116,14 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
   };
 }
 
-export type { UpstreamCallEvent, CredentialRenewalEvent, CacheLookupEvent, UpstreamEvents } from './events.js';
+export type {
+  UpstreamCallEvent,
+  UpstreamCallStart,
+  CredentialRenewalEvent,
+  CacheLookupEvent,
+  UpstreamEvents,
+  UpstreamTracer,
+} from './events.js';
 export type { AuditCacheStats } from './identity/audit-cache.js';
 export type { RetryPolicy } from './retry.js';
 export type { TokenStats } from './identity/token.js';

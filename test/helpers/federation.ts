@@ -76,22 +76,31 @@ export function deploymentsSubgraph(deployments: readonly Deployment[]) {
   return createYoga({ schema, graphqlEndpoint: '/graphql', logging: false, landingPage: false });
 }
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+export const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 type Executor = Awaited<ReturnType<ApolloGateway['load']>>['executor'];
 type RequestContext = Parameters<Executor>[0];
 
 export interface FederatedGateway {
-  execute<TData = any>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<TData>>;
+  /** `context` is what the router's server would build from the incoming request. */
+  execute<TData = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    context?: Record<string, unknown>,
+  ): Promise<GraphQLResponse<TData>>;
   stop(): Promise<void>;
 }
 
 /** Loads an ApolloGateway from a supergraph (or a supergraph manager such as IntrospectAndCompose). */
 export async function startApolloGateway(supergraph: string | SupergraphManager): Promise<FederatedGateway> {
-  const gateway = new ApolloGateway({ supergraphSdl: supergraph, logger: quiet });
+  return driveApolloGateway(new ApolloGateway({ supergraphSdl: supergraph, logger: quiet }));
+}
+
+/** Loads a configured ApolloGateway and runs operations through its executor. */
+export async function driveApolloGateway(gateway: ApolloGateway): Promise<FederatedGateway> {
   const { executor } = await gateway.load();
   return {
-    async execute(query, variables = {}) {
+    async execute(query, variables = {}, context = {}) {
       // The part of Apollo Server's request context the gateway reads.
       const requestContext = {
         request: { query, variables },
@@ -99,7 +108,7 @@ export async function startApolloGateway(supergraph: string | SupergraphManager)
         source: query,
         queryHash: createHash('sha256').update(query).digest('hex'),
         operationName: null,
-        context: {},
+        context,
         logger: quiet,
         metrics: {},
         cache: undefined,

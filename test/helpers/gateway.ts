@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { createUpstreams } from '../../src/upstream/index.js';
+import { createUpstreams, type UpstreamOptions } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
 import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/yoga.js';
 import { MemoryLog } from './memory-log.js';
@@ -43,6 +43,7 @@ export async function startTestGateway(
     simulator?: SimulatorOptions;
     env?: Record<string, string>;
     gateway?: Pick<GatewayOptions, 'tracing' | 'isReady'>;
+    upstream?: Pick<UpstreamOptions, 'interceptors'>;
   } = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator(options.simulator);
@@ -53,9 +54,15 @@ export async function startTestGateway(
     ...options.env,
   });
   const memory = new MemoryLog();
-  const log = createLogger({ level: config.logLevel, destination: memory });
+  const tracing = options.gateway?.tracing;
+  const log = createLogger({ level: config.logLevel, destination: memory, traceIds: !!tracing });
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, log, { events: metrics.upstreamEvents });
+  const upstreams = createUpstreams(config, log, {
+    events: metrics.upstreamEvents,
+    tracer: tracing?.upstreamTracer,
+    // Outermost last: what the test watches on the wire includes the trace context.
+    interceptors: [...(options.upstream?.interceptors ?? []), ...(tracing ? [tracing.upstreamInterceptor] : [])],
+  });
   const yoga = createGateway({ config, upstreams, log, metrics, ...options.gateway });
 
   const fetchPath = async (path: string, init?: RequestInit): Promise<Response> =>
