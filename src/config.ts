@@ -83,6 +83,10 @@ const environmentSchema = z.object({
   OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
   AUDIT_CACHE_MAX_BYTES: integer(0, 16 * 1024 ** 3, 64 * 1024 * 1024),
   AUDIT_CACHE_SETTLE_MS: integer(0, 86_400_000, 60_000),
+  AUDIT_LIVE_POLL_MS: integer(10, 3_600_000, 5000),
+  AUDIT_LIVE_GIVE_UP_MS: integer(0, 86_400_000, 60_000),
+  AUDIT_LIVE_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, 1000),
+  DEMO_EVENT_INTERVAL_MS: integer(0, 3_600_000, 3000),
   LOG_LEVEL: z.preprocess(
     unset,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -133,6 +137,10 @@ export interface Config {
   readonly auditCacheMaxBytes: number;
   /** A window counts as closed once its end is this long past (late-ingested events). */
   readonly auditCacheSettleMs: number;
+  /** Live audit subscriptions: poll interval, how long a failing upstream is retried, how many at once. */
+  readonly auditLive: { readonly pollMs: number; readonly giveUpMs: number; readonly maxSubscriptions: number };
+  /** Demo mode: the simulator adds a new audit event this often; 0: never. */
+  readonly demoEventIntervalMs: number;
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMs: number;
   readonly logLevel: Environment['LOG_LEVEL'];
@@ -229,6 +237,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     auditCacheMaxBytes: env.AUDIT_CACHE_MAX_BYTES,
     auditCacheSettleMs: env.AUDIT_CACHE_SETTLE_MS,
+    auditLive: Object.freeze({
+      pollMs: env.AUDIT_LIVE_POLL_MS,
+      giveUpMs: env.AUDIT_LIVE_GIVE_UP_MS,
+      maxSubscriptions: env.AUDIT_LIVE_MAX_SUBSCRIPTIONS,
+    }),
+    demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
   });
 }

@@ -3,7 +3,12 @@ import type { Config } from './config.js';
 import { DEMO_CLIENT, DEMO_USER, startSimulator, type Simulator } from './simulator/index.js';
 
 export async function startDemoUpstreams(config: Config): Promise<{ config: Config; simulator: Simulator }> {
-  const simulator = await startSimulator({ host: '127.0.0.1', port: 0, vendor: config.contentLibraryVendor });
+  const simulator = await startSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    vendor: config.contentLibraryVendor,
+    newEventIntervalMs: config.demoEventIntervalMs,
+  });
   return {
     simulator,
     config: Object.freeze({

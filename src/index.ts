@@ -5,7 +5,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
 import { createUpstreams } from './upstream/index.js';
-import { createGateway } from './yoga.js';
+import { attachWebSockets } from './websocket.js';
+import { createGateway, createLiveAudit } from './yoga.js';
 
 function readConfig(): Config {
   try {
@@ -39,8 +40,10 @@ async function main() {
   let draining = false;
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
-  const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining });
+  const liveAudit = createLiveAudit(config, upstreams, log);
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, isReady: () => !draining, liveAudit });
   const server = createServer(yoga);
+  const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   server.listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     log.info(
@@ -53,6 +56,8 @@ async function main() {
     if (draining) return;
     draining = true;
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'draining: finishing in-flight requests');
+    // Live streams end now (`complete`), so their connections do not hold the drain open.
+    void webSockets.close();
     // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
     server.close(async () => {
       await upstreams.close();

@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
+import { LiveAudit, useLiveAudit, type LiveAuditOptions } from './live/index.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   readonly tracing?: Tracing | undefined;
   /** false once the gateway starts draining: /readyz answers 503. */
   readonly isReady?: () => boolean;
+  /** Live audit subscriptions; one is made from the configuration when not given. */
+  readonly liveAudit?: LiveAudit | undefined;
 }
 
 export type ServerContext = Record<string, unknown>;
@@ -96,7 +99,16 @@ function useNoIntrospection(): Plugin {
   return { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
 }
 
-export function createGateway({ config, upstreams, log, metrics, tracing, isReady = () => true }: GatewayOptions): GatewayYoga {
+export function createLiveAudit(
+  config: Config,
+  upstreams: Upstreams,
+  log: Logger,
+  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered'> = {},
+): LiveAudit {
+  return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
+}
+
+export function createGateway({ config, upstreams, log, metrics, tracing, isReady = () => true, liveAudit }: GatewayOptions): GatewayYoga {
   const plugins: Plugin[] = [
     useRequestId(),
     ...(tracing ? [tracing.plugin()] : []),
@@ -112,6 +124,7 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     useErrorLog() as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
+    useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
   ];
 
   return createYoga<ServerContext, GatewayContext>({

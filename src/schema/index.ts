@@ -2,6 +2,7 @@
 import { builder } from './builder.js';
 import './audit-events.js';
 import './update-sessions.js';
+import './live-audit.js';
 
 export const schema = builder.toSubGraphSchema({
   linkUrl: 'https://specs.apollo.dev/federation/v2.6',

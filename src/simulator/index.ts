@@ -16,6 +16,7 @@ import type { Simulator, SimulatorOptions } from './types.js';
 import { createControl } from './control.js';
 import { createSimulatorServer } from './server.js';
 import { createState } from './state.js';
+import { startEventTicker } from './live-events.js';
 
 export type {
   AuditEventFilter,
@@ -49,11 +50,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+  const stopTicker = options.newEventIntervalMs ? startEventTicker(control, options.newEventIntervalMs) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,
     control,
     close() {
+      stopTicker?.();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Idle keep-alive sockets and answers held back by latency would otherwise delay close.
