@@ -30,7 +30,7 @@ export interface LiveServer {
 }
 
 export async function startLiveServer(
-  options: { env?: Record<string, string>; simulator?: SimulatorOptions; pageSize?: number } = {},
+  options: { env?: Record<string, string>; simulator?: SimulatorOptions; pageSize?: number; maxBuffered?: number } = {},
 ): Promise<LiveServer> {
   const sim = await startSimulator({ eventCount: 200, ...options.simulator });
   const config = loadConfig({
@@ -45,7 +45,10 @@ export async function startLiveServer(
   const log = createLogger({ level: config.logLevel, destination: memory });
   // No per-call retries: the poller's own retrying is what these tests watch.
   const upstreams = createUpstreams(config, log, { retry: { maxRetries: 0 } });
-  const liveAudit = createLiveAudit(config, upstreams, log, options.pageSize ? { pageSize: options.pageSize } : {});
+  const liveAudit = createLiveAudit(config, upstreams, log, {
+    ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+    ...(options.maxBuffered ? { maxBuffered: options.maxBuffered } : {}),
+  });
   const yoga = createGateway({ config, upstreams, log, liveAudit });
   const server = createServer(yoga);
   const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
@@ -173,6 +176,18 @@ export function subscribeWs(url: string, variables: Variables = {}, connectionPa
   const client = wsClient(url, connectionParams);
   const iterator = client.iterate({ query: LIVE_QUERY, variables }) as AsyncIterableIterator<LivePayload>;
   return { received: new Received(iterator), stop: () => iterator.return?.(), client };
+}
+
+/** Starts subscriptions and waits until the gateway has registered them. */
+export async function registered<T>(server: LiveServer, start: () => T, count = 1): Promise<T> {
+  const before = server.liveAudit.stats().started;
+  const result = start();
+  const deadline = Date.now() + 3000;
+  while (server.liveAudit.stats().started < before + count) {
+    if (Date.now() > deadline) throw new Error('subscription not registered');
+    await sleep(5);
+  }
+  return result;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
