@@ -104,7 +104,7 @@ describe('upstream faults', () => {
 describe('caller authentication', () => {
   it('answers an SSE subscription without a valid key with HTTP 401, and calls no upstream', async () => {
     server = await startLiveServer();
-    for (const headers of [{}, { 'x-api-key': 'wrong' }]) {
+    for (const headers of [{}, { 'x-api-key': 'wrong' }] as Record<string, string>[]) {
       const response = await ssePost(server.url, headers);
       expect(response.status).toBe(401);
       const body = await response.text();
@@ -117,7 +117,7 @@ describe('caller authentication', () => {
 
   it('closes a WebSocket without a valid key with 4403, and calls no upstream', async () => {
     server = await startLiveServer();
-    for (const params of [{}, { 'x-api-key': 'wrong' }, { authorization: 'Bearer not-a-jwt' }]) {
+    for (const params of [{}, { 'x-api-key': 'wrong' }, { authorization: 'Bearer not-a-jwt' }] as Record<string, string>[]) {
       const sub = subscribeWs(server.url, {}, params);
       await sub.received.until((r) => r.done);
       expect((sub.received.failure as { code?: number }).code).toBe(4403);
