@@ -52,6 +52,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   const { yoga, log } = options;
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
   const requests = new WeakMap<object, Request>();
+  /** Open subscriptions by connection: close() waits until their `complete` has been sent. */
+  const open = new Map<object, Set<string>>();
 
   const disposable = useServer<Record<string, unknown>>(
     {
@@ -68,7 +70,13 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         requests.set(ctx, request);
         return true;
       },
-      onSubscribe: async (ctx, _id, payload) => {
+      onComplete: (ctx, id) => {
+        open.get(ctx)?.delete(id);
+      },
+      onClose: (ctx) => {
+        open.delete(ctx);
+      },
+      onSubscribe: async (ctx, id, payload) => {
         const request = requests.get(ctx);
         if (!request) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
         const enveloped = yoga.getEnveloped({ request, params: payload });
@@ -93,6 +101,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
         if (!isAsyncIterable(result)) return withCode((result.errors ?? []) as GraphQLError[], 'INTERNAL_SERVER_ERROR');
         (args.rootValue as Prepared).stream = result;
+        if (!open.has(ctx)) open.set(ctx, new Set());
+        open.get(ctx)!.add(id);
         return args;
       },
     },
@@ -105,7 +115,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       closing ??= (async () => {
         options.liveAudit.close();
         const deadline = Date.now() + (options.completeGraceMs ?? 1000);
-        while (options.liveAudit.stats().subscriptions > 0 && Date.now() < deadline) {
+        const pending = () => [...open.values()].some((ids) => ids.size > 0);
+        while (pending() && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
         await disposable.dispose();
