@@ -72,6 +72,28 @@ describe('one poller per filter', () => {
   });
 });
 
+describe('paging', () => {
+  it('pages through a poll larger than one upstream page and delivers each record once, oldest first', async () => {
+    server = await startLiveServer({ pageSize: 5 });
+    const live = server;
+    const sub = await registered(live, () => subscribeWs(live.url, { filter: { objectType: 'AppEntitlement' } }));
+    await sleep(20);
+    const base = Date.now() + 200;
+    // One burst, stamped ahead so that a single poll reads all of it: 23 records over 5 pages.
+    const inserted = Array.from({ length: 23 }, (_, i) =>
+      live.sim.control.insertEvents(1, { objectType: 'AppEntitlement', timestamp: base + (i % 4) }),
+    ).flat();
+    live.sim.control.resetCounters();
+    await sub.received.until((r) => r.uuids.length >= 23);
+    await sleep(200);
+    expect(live.sim.control.counters().audit).toBeGreaterThanOrEqual(5);
+    expect(sub.received.uuids.sort()).toEqual(inserted.map((r) => r.uuid).sort());
+    const times = sub.received.nodes.map((n) => n.timestamp);
+    expect(times).toEqual([...times].sort());
+    await sub.stop();
+  });
+});
+
 describe('upstream faults', () => {
   it('keeps failures of a few polls invisible and delivers what came meanwhile', async () => {
     server = await startLiveServer();
