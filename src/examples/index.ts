@@ -1,5 +1,6 @@
 /** Ready-to-run operations: GraphiQL opens on them and the README shows them. Tests run every one. */
 import { auditEventExamples } from './audit-events.js';
+import { liveAuditExamples } from './live-audit.js';
 import { updateSessionExamples } from './update-sessions.js';
 
 export interface ExampleOperation {
@@ -15,6 +16,6 @@ function dedent(text: string): string {
   return lines.map((l) => l.slice(indent)).join('\n');
 }
 
-export const exampleOperations: readonly ExampleOperation[] = [...auditEventExamples, ...updateSessionExamples].map(
+export const exampleOperations: readonly ExampleOperation[] = [...auditEventExamples, ...updateSessionExamples, ...liveAuditExamples].map(
   (op) => ({ ...op, query: dedent(op.query) }),
 );
