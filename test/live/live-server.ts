@@ -2,7 +2,7 @@
  * A gateway listening on a loopback port (HTTP, SSE and WebSocket, as src/index.ts wires them) over
  * a fresh simulator, with short live-poll intervals, plus real graphql-sse and graphql-ws clients.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
@@ -30,7 +30,14 @@ export interface LiveServer {
 }
 
 export async function startLiveServer(
-  options: { env?: Record<string, string>; simulator?: SimulatorOptions; pageSize?: number; maxBuffered?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    simulator?: SimulatorOptions;
+    pageSize?: number;
+    maxBuffered?: number;
+    /** Sees every HTTP request before the gateway does. */
+    onRequest?: (request: IncomingMessage) => void;
+  } = {},
 ): Promise<LiveServer> {
   const sim = await startSimulator({ eventCount: 200, ...options.simulator });
   const config = loadConfig({
@@ -50,7 +57,10 @@ export async function startLiveServer(
     ...(options.maxBuffered ? { maxBuffered: options.maxBuffered } : {}),
   });
   const yoga = createGateway({ config, upstreams, log, liveAudit });
-  const server = createServer(yoga);
+  const server = createServer((request, response) => {
+    options.onRequest?.(request);
+    void yoga(request, response);
+  });
   const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
