@@ -20,13 +20,27 @@ const isRateLimited = (error: GraphQLError) =>
   (error.originalError instanceof GatewayError && error.originalError.code === 'RATE_LIMITED');
 
 export function useLiveAudit(live: LiveAudit): Plugin {
+  /** The stream of an HTTP request until its response is known. */
+  const streams = new WeakMap<Request, AsyncIterable<unknown>>();
   return {
     onContextBuilding: ({ extendContext }) => extendContext({ [LIVE_AUDIT_FIELD]: live } as object),
-    onSubscribe: () => ({
+    onSubscribe: ({ args }) => ({
       onSubscribeResult: ({ result, setResult }) => {
-        if (isAsyncIterable(result) || !result.errors?.some(isRateLimited)) return;
+        if (isAsyncIterable(result)) {
+          const request = (args.contextValue as { request?: Request }).request;
+          if (request) streams.set(request, result);
+          return;
+        }
+        if (!result.errors?.some(isRateLimited)) return;
         setResult({ ...result, extensions: { ...result.extensions, http: { status: 429 } } });
       },
     }),
+    // A subscription asked for as plain JSON is answered 406 and its stream never read: end it
+    // now, or it would hold a subscription slot forever.
+    onResponse: ({ request, response }) => {
+      const stream = streams.get(request);
+      streams.delete(request);
+      if (stream && response.status !== 200) void stream[Symbol.asyncIterator]().return?.();
+    },
   };
 }

@@ -186,6 +186,27 @@ describe('limits', () => {
     await Promise.all([again.stop(), open[1]!.stop()]);
   });
 
+  it('holds no subscription for a subscription asked for as plain JSON (answered 406)', async () => {
+    server = await startLiveServer({ env: { AUDIT_LIVE_MAX_SUBSCRIPTIONS: '1' } });
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': API_KEY },
+        body: JSON.stringify({ query: LIVE_QUERY }),
+      });
+      expect(response.status).toBe(406);
+      await response.text();
+    }
+    const live = server;
+    await until(() => live.liveAudit.stats().subscriptions === 0);
+    const sub = await registered(live, () => subscribeSse(live.url));
+    await sleep(20);
+    const [record] = live.sim.control.insertEvents(1);
+    await sub.received.until((r) => r.uuids.length === 1);
+    expect(sub.received.uuids).toEqual([record!.uuid]);
+    await sub.stop();
+  });
+
   it('disconnects a subscriber that does not keep up, with an error, instead of buffering without bound', async () => {
     server = await startLiveServer({ maxBuffered: 3 });
     const stream = server.liveAudit.subscribe({ filter: { objectType: 'Tenant' } });
