@@ -4,6 +4,7 @@ import os from 'node:os';
 import type { LoadResult, WavesResult } from './load.js';
 import { ensureDir, RESULTS } from './processes.js';
 import type { Window } from './scenarios.js';
+import { formatLive, type LiveResult } from './live.js';
 
 export interface PairResult {
   readonly rows: number;
@@ -58,6 +59,8 @@ export interface BenchResults {
   /** Token endpoint calls per gateway process, from the simulator's counters. */
   readonly tokens: Record<string, { token: number; byGrant: Record<string, number> }>;
   readonly targets: Target[];
+  /** Live audit subscriptions: idle and fan-out CPU (bench/live.ts). */
+  readonly live?: LiveResult | undefined;
 }
 
 export function machine(): Record<string, string | number> {
@@ -151,6 +154,7 @@ export function formatResults(r: BenchResults): string {
       .map(([name, t]) => `${name} ${t.token} (${Object.entries(t.byGrant).map(([g, n]) => `${g} ${n}`).join(', ') || 'none'})`)
       .join('; ')}\n`,
   );
+  if (r.live) out.push(`${formatLive(r.live)}\n`);
   out.push(table(['target', 'goal', 'measured', 'verdict'], r.targets.map((t) => [t.name, t.goal, t.measured, t.verdict])));
   const runs: [string, { errorKinds: Record<string, number> }][] = [
     ...r.pairs.flatMap((p): [string, LoadResult][] => [[`${p.rows} rows floor`, p.floor], [`${p.rows} rows gateway`, p.gateway]]),

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Pool } from 'undici';
 import { DEMO_CLIENT } from '../src/simulator/index.js';
+import { LIVE_ENV, liveScenario, type LiveResult } from './live.js';
 import { runLoad, runWaves, type LoadOptions } from './load.js';
 import { buildGateway, ensureDir, memoryOf, resetPeak, RESULTS, ROOT, startGateway, startSimulatorProcess, type GatewayChild } from './processes.js';
 import { summarizeProfile } from './profile-top.js';
@@ -208,6 +209,11 @@ async function benchRun(): Promise<void> {
       };
     });
   }
+  let live: LiveResult | undefined;
+  tokens['live'] = await withGateway(simulator.url, 'live', { ...NO_CACHE, ...LIVE_ENV }, async (gateway) => {
+    log('live: 1000 subscribers, idle, then events fanned out to all of them ...');
+    live = await liveScenario(gateway, simulator.url, { subscribers: 1000, idleMs: quick ? 2000 : 10_000, events: quick ? 2 : 10, log });
+  });
   await floorPool.close();
   await simulator.stop();
 
@@ -222,6 +228,7 @@ async function benchRun(): Promise<void> {
     cache,
     tokens,
     targets: targets(pairs, memory),
+    live,
   };
   const path = writeResults(results);
   log(`\n${formatResults(results)}\n\nwritten to ${path.replace(ROOT, '')}`);

@@ -98,6 +98,10 @@ const environmentSchema = z.object({
   METRICS_TOKEN: secret,
   SIMULATOR_PORT: integer(0, 65535, 0),
   LOG_PRETTY: z.preprocess(unset, z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).optional()),
+  AUDIT_LIVE_POLL_MS: integer(10, 3_600_000, 5000),
+  AUDIT_LIVE_GIVE_UP_MS: integer(0, 86_400_000, 60_000),
+  AUDIT_LIVE_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, 1000),
+  DEMO_EVENT_INTERVAL_MS: integer(0, 3_600_000, 3000),
   LOG_LEVEL: z.preprocess(
     unset,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -159,6 +163,10 @@ export interface Config {
   readonly auditCacheMaxBytes: number;
   /** A window counts as closed once its end is this long past (late-ingested events). */
   readonly auditCacheSettleMs: number;
+  /** Live audit subscriptions: poll interval, how long a failing upstream is retried, how many at once. */
+  readonly auditLive: { readonly pollMs: number; readonly giveUpMs: number; readonly maxSubscriptions: number };
+  /** Demo mode: the simulator adds a new audit event this often; 0: never. */
+  readonly demoEventIntervalMs: number;
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMs: number;
   /** How long SIGTERM keeps accepting connections (with /readyz at 503) before the listener closes. */
@@ -279,6 +287,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     simulatorPort: env.SIMULATOR_PORT,
     // `npm run dev` is for people reading the terminal: pretty unless told otherwise.
     logPretty: env.LOG_PRETTY === undefined ? source.npm_lifecycle_event === 'dev' : ['true', '1'].includes(env.LOG_PRETTY),
+    auditLive: Object.freeze({
+      pollMs: env.AUDIT_LIVE_POLL_MS,
+      giveUpMs: env.AUDIT_LIVE_GIVE_UP_MS,
+      maxSubscriptions: env.AUDIT_LIVE_MAX_SUBSCRIPTIONS,
+    }),
+    demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
   });
 }

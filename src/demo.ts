@@ -7,7 +7,12 @@ import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } f
 export const demoSessionIds: ExampleSessionIds = Object.freeze({ withFiles: SESSION_IDS.mixed, ready: SESSION_IDS.ready });
 
 export async function startDemoUpstreams(config: Config): Promise<{ config: Config; simulator: Simulator }> {
-  const simulator = await startSimulator({ host: '127.0.0.1', port: config.simulatorPort, vendor: config.contentLibraryVendor });
+  const simulator = await startSimulator({
+    host: '127.0.0.1',
+    port: config.simulatorPort,
+    vendor: config.contentLibraryVendor,
+    newEventIntervalMs: config.demoEventIntervalMs,
+  });
   return {
     simulator,
     config: Object.freeze({

@@ -10,6 +10,7 @@ export const ErrorCode = {
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_INVALID_RESPONSE: 'UPSTREAM_INVALID_RESPONSE',
   UPSTREAM_NOT_CONFIGURED: 'UPSTREAM_NOT_CONFIGURED',
+  RATE_LIMITED: 'RATE_LIMITED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

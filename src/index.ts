@@ -7,7 +7,8 @@ import { installLastResort } from './last-resort.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
 import { createUpstreams } from './upstream/index.js';
-import { createGateway } from './yoga.js';
+import { attachWebSockets } from './websocket.js';
+import { createGateway, createLiveAudit } from './yoga.js';
 
 /** Start-up refusals: one line on stderr, exit code 1, no stack. */
 function refuse(message: string): never {
@@ -82,12 +83,14 @@ async function main() {
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });
   let draining = false;
-  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining });
+  const liveAudit = createLiveAudit(config, upstreams, log);
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit });
   const server = createServer((request, response) => {
     // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
     if (draining) response.setHeader('connection', 'close');
     void yoga(request, response);
   });
+  const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   const address = await listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
     await closeSimulator();
     return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
@@ -111,6 +114,8 @@ async function main() {
       { signal, delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs },
       'draining: /readyz answers 503; new connections are accepted until the delay is over',
     );
+    // Live streams end now (`complete`), so their connections do not hold the drain open.
+    void webSockets.close();
     // Load balancers need a few probes to see the 503 and stop sending; only then stop listening.
     setTimeout(() => {
       log.info('draining: listener closed, finishing in-flight requests');

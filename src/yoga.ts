@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
+import { LiveAudit, useLiveAudit, type LiveAuditOptions } from './live/index.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
 import { useNoEchoedInput } from './plugins/no-echo.js';
@@ -35,6 +36,8 @@ export interface GatewayOptions {
   readonly isReady?: () => boolean;
   /** GraphiQL's tabs; demo mode passes ones with the simulator's session ids. */
   readonly examples?: readonly ExampleOperation[];
+  /** Live audit subscriptions; one is made from the configuration when not given. */
+  readonly liveAudit?: LiveAudit | undefined;
 }
 
 export type ServerContext = Record<string, unknown>;
@@ -118,6 +121,15 @@ function corsFor(origins: readonly string[]) {
   };
 }
 
+export function createLiveAudit(
+  config: Config,
+  upstreams: Upstreams,
+  log: Logger,
+  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered'> = {},
+): LiveAudit {
+  return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
+}
+
 export function createGateway({
   config,
   upstreams,
@@ -126,6 +138,7 @@ export function createGateway({
   tracing,
   isReady = () => true,
   examples = exampleOperations(),
+  liveAudit,
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
   const plugins: Plugin[] = [
@@ -156,6 +169,7 @@ export function createGateway({
     useErrorLog(loggedErrors) as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
+    useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
     ...(tracing ? [tracing.plugin()] : []),

@@ -1,5 +1,6 @@
 /** Ready-to-run operations: GraphiQL opens on them and the README shows them. Tests run every one. */
 import { auditEventExamples } from './audit-events.js';
+import { liveAuditExamples } from './live-audit.js';
 import { updateSessionExamples, type ExampleSessionIds } from './update-sessions.js';
 
 export type { ExampleSessionIds };
@@ -22,5 +23,5 @@ function dedent(text: string): string {
  * the simulator's) the examples run as they are, otherwise they ask for an id of your own.
  */
 export function exampleOperations(sessionIds?: ExampleSessionIds): readonly ExampleOperation[] {
-  return [...auditEventExamples, ...updateSessionExamples(sessionIds)].map((op) => ({ ...op, query: dedent(op.query) }));
+  return [...auditEventExamples, ...updateSessionExamples(sessionIds), ...liveAuditExamples].map((op) => ({ ...op, query: dedent(op.query) }));
 }

@@ -3,6 +3,7 @@ import { builder } from './builder.js';
 import './audit-events.js';
 import './update-sessions.js';
 import { guardEntities } from './entities.js';
+import './live-audit.js';
 
 export const schema = guardEntities(
   builder.toSubGraphSchema({

@@ -16,6 +16,7 @@ import type { Simulator, SimulatorOptions } from './types.js';
 import { createControl } from './control.js';
 import { createSimulatorServer } from './server.js';
 import { createState } from './state.js';
+import { startEventTicker } from './live-events.js';
 
 export type {
   AuditEventFilter,
@@ -52,12 +53,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+  const stopTicker = options.newEventIntervalMs ? startEventTicker(control, options.newEventIntervalMs) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,
     control,
     wire: state.wire,
     close() {
+      stopTicker?.();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Idle keep-alive sockets and answers held back by latency would otherwise delay close.

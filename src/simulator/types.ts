@@ -19,6 +19,8 @@ export interface SimulatorOptions {
   vendor?: string;
   /** Content library logins; null = no session required. */
   users?: { username: string; password: string }[] | null;
+  /** When set, a new audit event (stamped now) is added this often, in ms; off by default. */
+  newEventIntervalMs?: number;
 }
 
 /**

@@ -9,7 +9,8 @@ import { exampleOperations as examplesFor } from '../../src/examples/index.js';
 import { updateSessionExamples as updateSessionExamplesFor } from '../../src/examples/update-sessions.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
-const exampleOperations = examplesFor(demoSessionIds);
+// Subscriptions stream over SSE/WebSocket: test/live runs those.
+const exampleOperations = examplesFor(demoSessionIds).filter((op) => !/^subscription\b/m.test(op.query));
 const updateSessionExamples = updateSessionExamplesFor(demoSessionIds);
 let gw: TestGateway;
 beforeAll(async () => {

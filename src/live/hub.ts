@@ -1,0 +1,193 @@
+/**
+ * Live audit subscriptions of one gateway: argument checks, the process-wide subscription limit,
+ * one shared poller per filter, and the catch-up read of subscriptions that give `since` or
+ * `resumeAfter`. Reads go through the identity client with the gateway's own credentials.
+ */
+import type { Logger } from 'pino';
+import { BadUserInputError, GatewayError, UpstreamError } from '../errors.js';
+import type { IdentityApi } from '../upstream/types.js';
+import { asGatewayError, FilterPoller } from './poller.js';
+import { filterKey, type LiveFilter, type LiveRecord } from './records.js';
+import { decodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
+import { LiveSubscriber, type LiveItem } from './subscriber.js';
+import { readWindow } from './window-read.js';
+
+export interface LiveAuditOptions {
+  readonly identity: IdentityApi | undefined;
+  readonly log: Logger;
+  readonly pollMs: number;
+  readonly settleMs: number;
+  readonly giveUpMs: number;
+  readonly maxSubscriptions: number;
+  /** Records a client may leave unread before it is disconnected. */
+  readonly maxBuffered?: number;
+  readonly pageSize?: number;
+  readonly now?: () => number;
+}
+
+export interface LiveSubscribeArgs {
+  readonly filter?: { readonly objectType?: string | null; readonly action?: string | null } | null | undefined;
+  readonly since?: Date | null | undefined;
+  readonly resumeAfter?: string | null | undefined;
+}
+
+export interface LiveAuditStats {
+  readonly subscriptions: number;
+  /** Subscriptions started since the gateway started. */
+  readonly started: number;
+  /** Filters being polled, with their subscriber count and polls so far. */
+  readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
+}
+
+const MAX_OBJECT_TYPE_CHARS = 256;
+/** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
+const SINCE_TOLERANCE_MS = 1000;
+const DEFAULT_MAX_BUFFERED = 1000;
+
+export class RateLimitedError extends GatewayError {
+  constructor(limit: number) {
+    super('RATE_LIMITED', `This gateway serves at most ${limit} live subscriptions at once; try again later.`, { limit });
+    this.name = 'RateLimitedError';
+  }
+}
+
+function filterOfKey(key: string): LiveFilter {
+  const [objectType, action] = JSON.parse(key) as [string | null, string | null];
+  return { objectType: objectType ?? undefined, action: action ?? undefined };
+}
+
+export class LiveAudit {
+  readonly #options: LiveAuditOptions & { now: () => number };
+  readonly #pollers = new Map<string, FilterPoller>();
+  readonly #subscribers = new Set<LiveSubscriber>();
+  #closed = false;
+  #started = 0;
+
+  constructor(options: LiveAuditOptions) {
+    this.#options = { ...options, now: options.now ?? Date.now };
+  }
+
+  /** Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED. */
+  subscribe(args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
+    const { now, settleMs, maxSubscriptions } = this.#options;
+    const identity = this.#options.identity;
+    if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
+    const start = now();
+    const { key, filter, resume } = this.#checkArgs(args, start);
+    if (this.#closed) return emptyStream();
+    if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+
+    const since = args.since?.getTime();
+    const floor = resume ? resume.floor : (since ?? start);
+    const subscriber = new LiveSubscriber({
+      filterKey: key,
+      floor,
+      settleMs,
+      maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
+      now,
+      onClose: (closed) => this.#remove(closed, key),
+      ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered } } : {}),
+    });
+    this.#subscribers.add(subscriber);
+    this.#started++;
+    const catchUp = since !== undefined || resume !== undefined;
+    if (catchUp) subscriber.hold();
+    this.#pollerFor(key, filter, floor).add(subscriber);
+    if (catchUp) void this.#catchUp(identity, subscriber, filter, floor, start);
+    return subscriber;
+  }
+
+  #checkArgs(args: LiveSubscribeArgs, now: number): { key: string; filter: LiveFilter; resume?: ResumePoint } {
+    const given: LiveFilter = { objectType: args.filter?.objectType ?? undefined, action: args.filter?.action ?? undefined };
+    if (given.objectType !== undefined && (given.objectType.length === 0 || given.objectType.length > MAX_OBJECT_TYPE_CHARS)) {
+      throw new BadUserInputError(`filter.objectType must be 1 to ${MAX_OBJECT_TYPE_CHARS} characters.`);
+    }
+    const since = args.since ?? undefined;
+    const resumeAfter = args.resumeAfter ?? undefined;
+    if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
+    if (since && since.getTime() < now - TOKEN_VALIDITY_MS - SINCE_TOLERANCE_MS) {
+      throw new BadUserInputError('`since` may be at most 15 minutes back.');
+    }
+    if (resumeAfter === undefined) return { key: filterKey(given), filter: given };
+    const resume = decodeResumeToken(resumeAfter, now);
+    const filterGiven = args.filter !== undefined && args.filter !== null;
+    if (filterGiven && resume.filterKey !== filterKey(given)) {
+      throw new BadUserInputError('resumeAfter was issued for another filter; give the same filter or none.');
+    }
+    return { key: resume.filterKey, filter: filterOfKey(resume.filterKey), resume };
+  }
+
+  #pollerFor(key: string, filter: LiveFilter, floor: number): FilterPoller {
+    let poller = this.#pollers.get(key);
+    if (!poller) {
+      poller = new FilterPoller(key, filter, floor, {
+        identity: this.#options.identity!,
+        log: this.#options.log.child({ component: 'live-audit' }),
+        pollMs: this.#options.pollMs,
+        settleMs: this.#options.settleMs,
+        giveUpMs: this.#options.giveUpMs,
+        now: this.#options.now,
+        ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+        onStop: (stopped) => {
+          if (this.#pollers.get(stopped.key) === stopped) this.#pollers.delete(stopped.key);
+        },
+      });
+      this.#pollers.set(key, poller);
+    }
+    return poller;
+  }
+
+  /** Reads from the subscription's floor up to now, retried like a poll, then lets the live records through. */
+  async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number, start: number) {
+    const { now, log, pollMs, giveUpMs } = this.#options;
+    for (;;) {
+      if (subscriber.closed) return;
+      const toMillis = now();
+      try {
+        const records: LiveRecord[] = await readWindow({
+          identity,
+          filter,
+          fromMillis: floor,
+          toMillis,
+          log,
+          ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+        });
+        subscriber.release(records);
+        return;
+      } catch (error) {
+        const failure = asGatewayError(error);
+        if (now() - start >= giveUpMs) {
+          subscriber.release([]);
+          subscriber.fail(failure);
+          return;
+        }
+        log.warn({ code: failure.code, filter }, 'live audit catch-up read failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    }
+  }
+
+  #remove(subscriber: LiveSubscriber, key: string): void {
+    this.#subscribers.delete(subscriber);
+    this.#pollers.get(key)?.remove(subscriber);
+  }
+
+  stats(): LiveAuditStats {
+    return {
+      subscriptions: this.#subscribers.size,
+      started: this.#started,
+      pollers: [...this.#pollers.values()].map((p) => ({ filter: p.filter, subscribers: p.subscriberCount, polls: p.polls })),
+    };
+  }
+
+  /** Ends every stream cleanly (their clients see `complete`) and stops polling. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    for (const subscriber of [...this.#subscribers]) subscriber.complete();
+    for (const poller of [...this.#pollers.values()]) poller.stop();
+  }
+}
+
+function emptyStream(): AsyncIterableIterator<LiveItem> {
+  return (async function* empty() {})();
+}

@@ -1,0 +1,138 @@
+/**
+ * The poller of one filter, shared by every subscription of that filter. Each poll reads the
+ * window from the newest record it delivered minus the settle time (late-ingested records are
+ * still in it) up to now, pinned while it pages, and hands the records it has not seen before,
+ * oldest first, to every subscriber. Failures are retried at the next poll; once the upstream has
+ * failed for `giveUpMs` the poller ends its subscribers' streams with the error and stops.
+ */
+import type { Logger } from 'pino';
+import { GatewayError, UpstreamError } from '../errors.js';
+import type { IdentityApi } from '../upstream/types.js';
+import type { LiveFilter, LiveRecord } from './records.js';
+import type { LiveSubscriber } from './subscriber.js';
+import { readWindow } from './window-read.js';
+
+export interface PollerOptions {
+  readonly identity: IdentityApi;
+  readonly log: Logger;
+  readonly pollMs: number;
+  readonly settleMs: number;
+  readonly giveUpMs: number;
+  readonly now: () => number;
+  readonly pageSize?: number;
+  /** Called when the poller stops (last subscriber gone, or given up). */
+  readonly onStop: (poller: FilterPoller) => void;
+}
+
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new UpstreamError('UPSTREAM_UNAVAILABLE', 'identity', 'The identity service could not be read.', {
+    cause: error instanceof Error ? error.message : String(error),
+  });
+}
+
+export class FilterPoller {
+  readonly key: string;
+  readonly filter: LiveFilter;
+  readonly #options: PollerOptions;
+  readonly #subscribers = new Set<LiveSubscriber>();
+  /** Oldest time any subscriber may be given; lowered by catch-up subscribers. */
+  #floor: number;
+  #newest: number | undefined;
+  /** uuid -> timestamp of what this poller handed out within its current window. */
+  #seen = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #abort = new AbortController();
+  #failingSince: number | undefined;
+  #stopped = false;
+  /** Upstream reads made: tests and the bench read it. */
+  polls = 0;
+
+  constructor(key: string, filter: LiveFilter, floor: number, options: PollerOptions) {
+    this.key = key;
+    this.filter = filter;
+    this.#floor = floor;
+    this.#options = options;
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  add(subscriber: LiveSubscriber): void {
+    if (subscriber.floor < this.#floor) this.#floor = subscriber.floor;
+    this.#subscribers.add(subscriber);
+    if (this.#timer === undefined && !this.#stopped) this.#schedule();
+  }
+
+  remove(subscriber: LiveSubscriber): void {
+    if (!this.#subscribers.delete(subscriber)) return;
+    if (this.#subscribers.size === 0) this.stop();
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#abort.abort();
+    this.#options.onStop(this);
+  }
+
+  #schedule(): void {
+    this.#timer = setTimeout(() => void this.#poll(), this.#options.pollMs);
+  }
+
+  /** The window a poll reads starts here. */
+  #windowStart(): number {
+    return this.#newest === undefined ? this.#floor : Math.max(this.#floor, this.#newest - this.#options.settleMs);
+  }
+
+  async #poll(): Promise<void> {
+    const { now, log } = this.#options;
+    const fromMillis = this.#windowStart();
+    const toMillis = now();
+    try {
+      this.polls++;
+      const records =
+        fromMillis > toMillis
+          ? []
+          : await readWindow({
+              identity: this.#options.identity,
+              filter: this.filter,
+              fromMillis,
+              toMillis,
+              log,
+              signal: this.#abort.signal,
+              ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+            });
+      if (this.#stopped) return;
+      this.#failingSince = undefined;
+      this.#publish(records);
+    } catch (error) {
+      if (this.#stopped) return;
+      const failure = asGatewayError(error);
+      this.#failingSince ??= toMillis;
+      if (now() - this.#failingSince >= this.#options.giveUpMs) {
+        log.error({ code: failure.code, filter: this.filter }, 'live audit poller gave up: upstream failing');
+        for (const subscriber of [...this.#subscribers]) subscriber.fail(failure);
+        this.stop();
+        return;
+      }
+      log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poll failed; retrying');
+    }
+    if (!this.#stopped) this.#schedule();
+  }
+
+  #publish(records: readonly LiveRecord[]): void {
+    const fresh = records.filter((record) => !this.#seen.has(record.uuid));
+    for (const record of fresh) {
+      this.#seen.set(record.uuid, record.timestamp);
+      if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
+    }
+    // Bounded memory: a uuid below the next window's start cannot be read again.
+    const start = this.#windowStart();
+    for (const [uuid, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(uuid);
+    if (fresh.length === 0) return;
+    for (const subscriber of this.#subscribers) subscriber.offer(fresh);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * `resumeAfter` tokens: where a stream stood right after one record, so that a new subscription
+ * continues from there. A token carries the filter, the newest time delivered so far, the oldest
+ * time the new stream may deliver, when it was issued, and the digests of the records delivered
+ * within the settle time before it (those a re-read of that time would otherwise repeat).
+ * Binary, base64url: opaque to clients, a few hundred bytes in steady use, bounded by MAX_ENTRIES.
+ */
+import { BadUserInputError } from '../errors.js';
+import { DIGEST_BYTES } from './records.js';
+
+export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
+/** At most this many digests; past it the oldest are left out and `floor` rises above them. */
+export const MAX_ENTRIES = 128;
+const VERSION = 1;
+const MAX_TOKEN_CHARS = 8192;
+const ENTRY_BYTES = DIGEST_BYTES + 4;
+
+export interface DeliveredEntry {
+  readonly digest: string;
+  readonly timestamp: number;
+}
+
+export interface ResumePoint {
+  readonly filterKey: string;
+  /** Newest record time delivered up to the token's record. */
+  readonly newest: number;
+  /** The resumed stream delivers nothing stamped before this. */
+  readonly floor: number;
+  readonly issuedAt: number;
+  readonly delivered: readonly DeliveredEntry[];
+}
+
+/** Keeps the newest MAX_ENTRIES entries; raises the floor above every entry left out. */
+export function boundedPoint(point: ResumePoint): ResumePoint {
+  if (point.delivered.length <= MAX_ENTRIES) return point;
+  const byTime = [...point.delivered].sort((a, b) => b.timestamp - a.timestamp);
+  const cut = byTime[MAX_ENTRIES]!.timestamp;
+  return {
+    ...point,
+    floor: Math.max(point.floor, cut + 1),
+    delivered: byTime.filter((entry) => entry.timestamp > cut),
+  };
+}
+
+export function encodeResumeToken(input: ResumePoint): string {
+  const point = boundedPoint(input);
+  const filter = Buffer.from(point.filterKey, 'utf8');
+  const buffer = Buffer.alloc(1 + 24 + 2 + filter.length + 2 + point.delivered.length * ENTRY_BYTES);
+  let at = buffer.writeUInt8(VERSION, 0);
+  at = buffer.writeDoubleBE(point.newest, at);
+  at = buffer.writeDoubleBE(point.floor, at);
+  at = buffer.writeDoubleBE(point.issuedAt, at);
+  at = buffer.writeUInt16BE(filter.length, at);
+  at += filter.copy(buffer, at);
+  at = buffer.writeUInt16BE(point.delivered.length, at);
+  for (const entry of point.delivered) {
+    at += Buffer.from(entry.digest, 'base64url').copy(buffer, at);
+    at = buffer.writeUInt32BE(Math.min(0xffffffff, Math.max(0, point.newest - entry.timestamp)), at);
+  }
+  return buffer.toString('base64url');
+}
+
+function isFilterKey(key: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(key);
+    return Array.isArray(parsed) && parsed.length === 2 && parsed.every((part) => part === null || typeof part === 'string');
+  } catch {
+    return false;
+  }
+}
+
+const malformed = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
+
+function decode(token: string): ResumePoint {
+  if (token.length === 0 || token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformed();
+  const buffer = Buffer.from(token, 'base64url');
+  const need = (bytes: number, at: number) => {
+    if (at + bytes > buffer.length) throw malformed();
+  };
+  need(27, 0);
+  if (buffer.readUInt8(0) !== VERSION) throw malformed();
+  const newest = buffer.readDoubleBE(1);
+  const floor = buffer.readDoubleBE(9);
+  const issuedAt = buffer.readDoubleBE(17);
+  if (![newest, floor, issuedAt].every(Number.isSafeInteger)) throw malformed();
+  const filterLength = buffer.readUInt16BE(25);
+  need(filterLength + 2, 27);
+  const filterKey = buffer.toString('utf8', 27, 27 + filterLength);
+  if (!isFilterKey(filterKey)) throw malformed();
+  let at = 27 + filterLength;
+  const count = buffer.readUInt16BE(at);
+  at += 2;
+  if (count > MAX_ENTRIES || buffer.length !== at + count * ENTRY_BYTES) throw malformed();
+  const delivered: DeliveredEntry[] = [];
+  for (let i = 0; i < count; i++, at += ENTRY_BYTES) {
+    delivered.push({
+      digest: buffer.toString('base64url', at, at + DIGEST_BYTES),
+      timestamp: newest - buffer.readUInt32BE(at + DIGEST_BYTES),
+    });
+  }
+  return { filterKey, newest, floor, issuedAt, delivered };
+}
+
+/** The resume point of a token, or BAD_USER_INPUT when it is malformed or expired. */
+export function decodeResumeToken(token: string, now: number): ResumePoint {
+  const point = decode(token);
+  if (now - point.issuedAt > TOKEN_VALIDITY_MS || point.issuedAt > now + 60_000) {
+    throw new BadUserInputError('resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.');
+  }
+  return point;
+}

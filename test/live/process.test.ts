@@ -1,0 +1,71 @@
+/**
+ * The real process (src/index.ts) in demo mode: the simulator keeps adding audit events, so the
+ * GraphiQL example subscription moves on its own; SIGTERM then ends open SSE and WebSocket streams
+ * cleanly (`complete`; WebSocket close 1001) and the process exits 0 within its grace period.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { exampleOperations } from '../../src/examples/index.js';
+import { runGateway, type GatewayProcess } from '../helpers/process.js';
+import { LIVE_QUERY, Received, sseClient, type LivePayload } from './live-server.js';
+
+let gateway: GatewayProcess;
+let base: string;
+
+beforeAll(async () => {
+  gateway = runGateway({ AUDIT_LIVE_POLL_MS: '50', DEMO_EVENT_INTERVAL_MS: '100', SHUTDOWN_GRACE_MS: '5000', LOG_LEVEL: 'info' });
+  base = await gateway.ready;
+}, 30_000);
+afterAll(async () => {
+  await gateway?.stop('SIGKILL');
+});
+
+const liveExample = exampleOperations().find((op) => op.query.includes('auditEventAdded'))!;
+
+it('offers the live subscription as a GraphiQL tab, and in demo mode its stream moves on its own', async () => {
+  const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+  expect(await page.text()).toContain('LiveAuditRecords');
+
+  const iterator = sseClient(`${base}/graphql`, {}).iterate({ query: liveExample.query }) as AsyncIterableIterator<LivePayload>;
+  const received = new Received(iterator);
+  await received.until((r) => r.uuids.length >= 3, 10_000);
+  expect(received.errors).toEqual([]);
+  expect(new Set(received.uuids).size).toBe(received.uuids.length);
+  await iterator.return?.();
+}, 20_000);
+
+it('ends open SSE and WebSocket streams cleanly on SIGTERM and exits 0 within the grace period', async () => {
+  const sse = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query: LIVE_QUERY }),
+  });
+  expect(sse.status).toBe(200);
+  const sseText = sse.text();
+
+  const closes: number[] = [];
+  const client = createClient({
+    url: `${base.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    lazy: false,
+    // The server closing the connection is what this test waits for, not an error to print.
+    onNonLazyError: () => {},
+    retryAttempts: 0,
+    on: { closed: (event) => void closes.push((event as { code: number }).code) },
+  });
+  const ws = new Received(client.iterate({ query: LIVE_QUERY }) as AsyncIterableIterator<LivePayload>);
+  // Both streams deliver before the signal.
+  await ws.until((r) => r.uuids.length >= 2, 10_000);
+
+  gateway.child.kill('SIGTERM');
+  const body = await sseText;
+  expect(body).toContain('event: next');
+  expect(body.trimEnd().endsWith('event: complete\ndata:')).toBe(true);
+
+  await ws.until((r) => r.done);
+  expect(ws.failure).toBeUndefined();
+  expect(await gateway.exited()).toBe(0);
+  expect(closes).toEqual([1001]);
+  await client.dispose();
+}, 20_000);
