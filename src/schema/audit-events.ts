@@ -7,6 +7,7 @@ import { builder } from './builder.js';
 import { resolveAuditConnection } from './audit/connection.js';
 import { AuditEventFilterInput, AuditWindowRef } from './audit/connection-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
+import { countWindow } from './audit/total-count.js';
 
 builder.queryField('auditEvents', (t) =>
   t.connection(
@@ -26,6 +27,11 @@ builder.queryField('auditEvents', (t) =>
           type: AuditWindowRef,
           description: 'The time window every cursor of this connection is pinned to.',
           resolve: (connection) => connection.window,
+        }),
+        totalCount: c.int({
+          description:
+            'Exact number of records in the pinned window and filter. The upstream has no count: the gateway finds it with one-row probes, and only when this field is selected.',
+          resolve: (connection, _args, context) => countWindow(context, connection.scope, connection.size),
         }),
       }),
     },

@@ -11,6 +11,7 @@ import { parsePageRequest, type AuditConnectionArgs } from './page-request.js';
 import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
+import type { WindowSize } from './total-count.js';
 import { locateWindowEnd } from './window-end.js';
 
 export interface AuditEdge {
@@ -27,6 +28,9 @@ export interface AuditConnectionResult {
   readonly edges: AuditEdge[];
   readonly pageInfo: PageInfoShape;
   readonly window: AuditWindowShape;
+  /** For totalCount, counted only when selected. */
+  readonly scope: AuditScope;
+  readonly size: WindowSize;
 }
 
 /** Error entries per page beyond which the rest are summed up in one entry. */
@@ -39,6 +43,8 @@ interface PageRows {
   readonly rows: readonly AuditRowResult[];
   readonly first: number;
   readonly hasNextPage: boolean;
+  /** The window's size, when the read reached its end. */
+  readonly windowSize?: number;
 }
 
 export async function resolveAuditConnection(
@@ -70,7 +76,16 @@ async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePl
   if (plan.kind === 'slice') {
     const size = plan.end - plan.start;
     const rows = await readRange(context, scope, plan.start, size + 1);
-    return { start: plan.start, count: Math.min(size, rows.length), rows, first: 0, hasNextPage: rows.length > size };
+    // Fewer rows than asked: the window ends right after them (when it reaches plan.start at all).
+    const reachedEnd = rows.length <= size && (rows.length > 0 || plan.start === 0);
+    return {
+      start: plan.start,
+      count: Math.min(size, rows.length),
+      rows,
+      first: 0,
+      hasNextPage: rows.length > size,
+      ...(reachedEnd ? { windowSize: plan.start + rows.length } : {}),
+    };
   }
   const end = await locateWindowEnd(probeRound(context, scope), plan.knownRow, tailSlack(plan.size));
   // The window has between lastPresent+1 and firstMissing rows: read from the earliest position
@@ -79,7 +94,10 @@ async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePl
   const rows = await readRange(context, scope, readFrom, end.firstMissing - readFrom);
   const windowEnd = readFrom + rows.length;
   const start = Math.max(plan.lo, windowEnd - plan.size);
-  return { start, count: Math.max(0, windowEnd - start), rows, first: start - readFrom, hasNextPage: false };
+  const count = Math.max(0, windowEnd - start);
+  // Exact unless the upstream lost rows before `after` (the read then started past the end).
+  const windowSize = readFrom <= end.firstMissing ? { windowSize: windowEnd } : {};
+  return { start, count, rows, first: start - readFrom, hasNextPage: false, ...windowSize };
 }
 
 function buildConnection(
@@ -110,6 +128,8 @@ function buildConnection(
       endCursor: page.count > 0 ? cursorAt(last) : null,
     },
     window: { from: scope.fromMillis, to: scope.toMillis },
+    scope,
+    size: page.windowSize === undefined ? { unknown: true } : { exact: page.windowSize },
   };
 }
 
