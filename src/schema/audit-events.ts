@@ -17,11 +17,17 @@ builder.queryField('auditEvents', (t) =>
         'Audit records, newest first. Cursors pin the time window and the filter, so paging stays consistent while new events arrive. Default page: first 50; largest: 5000. hasNextPage and hasPreviousPage are exact in both directions.',
       edgesNullable: { list: false, items: false },
       nodeNullable: false,
-      args: { filter: t.arg({ type: AuditEventFilterInput }) },
+      args: {
+        filter: t.arg({
+          type: AuditEventFilterInput,
+          description: 'Time window and record filter. Only needed on the first page: cursors carry it.',
+        }),
+      },
       resolve: (_root, args, context, info) => resolveAuditConnection(args, context, info),
     },
     {
       name: 'AuditEventConnection',
+      description: 'A page of audit records, with the cursors and the pinned window to page on.',
       fields: (c) => ({
         window: c.field({
           type: AuditWindowRef,
@@ -35,6 +41,10 @@ builder.queryField('auditEvents', (t) =>
         }),
       }),
     },
-    { name: 'AuditEventEdge' },
+    {
+      name: 'AuditEventEdge',
+      description: 'One audit record of a page, with its position as a cursor.',
+      nodeField: { description: 'The audit record: one member of the AuditEvent union.' },
+    },
   ),
 );
