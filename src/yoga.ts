@@ -11,6 +11,7 @@ import { GatewayError } from './errors.js';
 import { exampleOperations } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
+import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
@@ -106,7 +107,7 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt }),
-    ...(config.persistedOperations ? [usePersistedOperationsFile(config.persistedOperations)] : []),
+    config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries(),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
     ...(config.introspection ? [] : [useNoIntrospection()]),
     useErrorLog() as Plugin,
