@@ -5,7 +5,7 @@
  * requests send the hash alone and run. Raw protocol checks cover what the link never sends.
  */
 import { createHash } from 'node:crypto';
-import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersistedQueryStore } from '../../src/plugins/automatic-persisted-queries.js';
@@ -30,7 +30,7 @@ describe('automatic persisted queries', () => {
       link: new PersistedQueryLink({ sha256 }).concat(new HttpLink({ uri: GATEWAY_URL, fetch: gatewayFetch(gw, requests) })),
       cache: new InMemoryCache(),
     });
-    const query = gql`
+    const query: TypedDocumentNode<{ auditEvents: { edges: { cursor: string }[] } }, { first: number }> = gql`
       query ApqPage($first: Int!) {
         auditEvents(first: $first) {
           edges {
