@@ -5,6 +5,7 @@
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { Config } from './config.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
 import { GatewayError } from './errors.js';
@@ -113,6 +114,8 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     useErrorLog() as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
+    // @defer/@stream over multipart/mixed and SSE (text/event-stream), per the client's Accept.
+    useDeferStream(),
   ];
 
   return createYoga<ServerContext, GatewayContext>({
