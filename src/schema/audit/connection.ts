@@ -12,6 +12,7 @@ import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
 import type { WindowSize } from './total-count.js';
+import { FIRST_CHUNK_ROWS, streamedConnection, streamsEdges } from './streamed-page.js';
 import { locateWindowEnd } from './window-end.js';
 
 export interface AuditEdge {
@@ -30,7 +31,12 @@ export interface AuditConnectionResult {
   readonly window: AuditWindowShape;
   /** For totalCount, counted only when selected. */
   readonly scope: AuditScope;
-  readonly size: WindowSize;
+  readonly size: WindowSize | Promise<WindowSize>;
+}
+
+export interface UnreadableRow {
+  readonly position: number;
+  readonly reason: string;
 }
 
 /** Error entries per page beyond which the rest are summed up in one entry. */
@@ -53,7 +59,13 @@ export async function resolveAuditConnection(
   info: GraphQLResolveInfo,
 ): Promise<AuditConnectionResult> {
   const request = parsePageRequest(args, requestTime(context));
-  const page = await readPage(context, request.scope, planPage(request));
+  const plan = planPage(request);
+  if (plan.kind === 'slice' && plan.end - plan.start > FIRST_CHUNK_ROWS && streamsEdges(info)) {
+    return streamedConnection(context, request.scope, plan.start, plan.end, (rows) =>
+      reportRowErrors(context, rowErrors(context, info, rows)),
+    );
+  }
+  const page = await readPage(context, request.scope, plan);
   return buildConnection(context, info, request.scope, page);
 }
 
@@ -108,7 +120,7 @@ function buildConnection(
 ): AuditConnectionResult {
   const cursorAt = cursorEncoder(scope);
   const edges: AuditEdge[] = [];
-  const unreadable: { position: number; reason: string }[] = [];
+  const unreadable: UnreadableRow[] = [];
   for (let i = 0; i < page.count; i++) {
     const row = page.rows[page.first + i]!;
     const position = page.start + i;
@@ -140,7 +152,7 @@ function buildConnection(
 function rowErrors(
   context: GatewayContext,
   info: GraphQLResolveInfo,
-  rows: readonly { position: number; reason: string }[],
+  rows: readonly UnreadableRow[],
 ): GraphQLError[] {
   context.log.warn(
     { code: ErrorCode.UPSTREAM_INVALID_RESPONSE, service: 'identity', positions: rows.slice(0, 20), unreadable: rows.length },

@@ -13,7 +13,12 @@ import { locateWindowEnd } from './window-end.js';
 /** What reading a page taught about the window's size. */
 export type WindowSize = { readonly exact: number } | { readonly unknown: true };
 
-export async function countWindow(context: GatewayContext, scope: AuditScope, known: WindowSize): Promise<number> {
+export async function countWindow(
+  context: GatewayContext,
+  scope: AuditScope,
+  size: WindowSize | Promise<WindowSize>,
+): Promise<number> {
+  const known = await size;
   if ('exact' in known) return known.exact;
   const end = await locateWindowEnd(probeRound(context, scope), -1, 0);
   return end.firstMissing;
