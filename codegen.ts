@@ -1,20 +1,28 @@
 /**
  * `npm run codegen`: writes the schema artefacts from the Pothos code.
- * - schema/schema.graphql: the public API (what clients and the contract check read);
+ * - schema/schema.graphql: the client schema (no federation internals; what clients, their codegen
+ *   and the contract check read);
+ * - schema/possible-types.json: `{ possibleTypes }` for every union and interface, as Apollo
+ *   Client's InMemoryCache and urql's graphcache take it;
  * - schema/subgraph.graphql: the Federation v2 subgraph SDL a router composes.
- * CI regenerates both and fails when the committed files differ.
+ * CI regenerates them and fails when the committed files differ.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { printSchema } from 'graphql';
+import { clientSchemaOf } from './src/schema/client-schema.js';
 import { schema } from './src/schema/index.js';
 import { subgraphSdl } from './src/schema/federation-sdl.js';
 
 const config: CodegenConfig = {
-  schema: printSchema(lexicographicSortSchema(schema)),
+  schema: printSchema(clientSchemaOf(schema)),
   generates: {
     'schema/schema.graphql': {
       plugins: ['schema-ast'],
       config: { includeDirectives: false, commentDescriptions: false, sort: true },
+    },
+    'schema/possible-types.json': {
+      plugins: ['fragment-matcher'],
+      config: { apolloClientVersion: 3 },
     },
     'schema/subgraph.graphql': {
       plugins: [{ add: { content: subgraphSdl() } }],

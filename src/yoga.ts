@@ -5,12 +5,14 @@
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { Config } from './config.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
+import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import { LiveAudit, useLiveAudit, type LiveAuditOptions } from './live/index.js';
@@ -163,12 +165,14 @@ export function createGateway({
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
-    ...(config.persistedOperations ? [usePersistedOperationsFile(config.persistedOperations)] : []),
+    config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries(),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
     ...useIntrospectionPolicy(config.introspection),
     useErrorLog(loggedErrors) as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
+    // @defer/@stream over multipart/mixed and SSE (text/event-stream), per the client's Accept.
+    useDeferStream(),
     useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.

@@ -5,7 +5,8 @@
  * variable defaults alike, through fragments too (a static cost rule sees only literals), and
  * - rejects operations over the budget before anything reaches an upstream;
  * - lets at most `largeOperationConcurrency` operations of more than `largeOperationRows` rows run
- *   at once, from execution until their response is serialized; the others wait their turn. This
+ *   at once, from execution until their response (every part of an incremental one) is
+ *   serialized; the others wait their turn. This
  *   bounds memory under load whether the rows come from the upstream or from the audit cache.
  */
 import {
@@ -19,7 +20,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import pLimit from 'p-limit';
 
 const DEFAULT_PAGE = 50;
@@ -119,7 +120,20 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
         });
         return;
       }
-      if (rows > limits.largeOperationRows) releases.set(args.contextValue.request, await takeSlot());
+      if (rows <= limits.largeOperationRows) return;
+      const request = args.contextValue.request;
+      releases.set(request, await takeSlot());
+      return {
+        // An incremental (@defer/@stream) result is still executing when its response starts:
+        // the slot is freed when the last part is out, or when the client goes away.
+        onExecuteDone: ({ result }) => {
+          if (!isAsyncIterable(result)) return;
+          const release = releases.get(request);
+          releases.delete(request);
+          request.signal.addEventListener('abort', () => release?.(), { once: true });
+          return { onEnd: () => release?.() };
+        },
+      };
     },
     onResponse({ request }) {
       releases.get(request)?.();

@@ -1,18 +1,35 @@
 /**
  * graphql-jit for audit pages: compiling the operation pays off on 5000-row pages, where field
  * execution dominates. Other operations keep graphql-js: graphql-jit drops the items of a list
- * whose resolver rejects (seen with `_entities`), where graphql-js keeps them as null.
+ * whose resolver rejects (seen with `_entities`), where graphql-js keeps them as null; and it
+ * ignores @defer/@stream.
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { getOperationAST, Kind, type ExecutionArgs } from 'graphql';
+import { BREAK, getOperationAST, Kind, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
+
+/** graphql-jit knows no incremental delivery: such operations stay with the default executor. */
+function usesIncrementalDelivery(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value === 'defer' || node.name.value === 'stream') {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
 
 function onlyAuditPages({ document, operationName }: ExecutionArgs): boolean {
   const operation = getOperationAST(document, operationName);
   return (
     operation?.operation === 'query' &&
+    !usesIncrementalDelivery(document) &&
     operation.selectionSet.selections.every(
       (selection) => selection.kind === Kind.FIELD && COMPILED_ROOT_FIELDS.has(selection.name.value),
     )

@@ -24,12 +24,31 @@ export function useRowErrors(): Plugin {
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
         const context = args.contextValue as object;
-        const pending = pendingByContext.get(context);
-        if (!pending) return;
-        pendingByContext.delete(context);
-        // This schema has no subscriptions or @defer: results are single.
-        if (isAsyncIterable(result)) return;
-        setResult({ ...result, errors: [...(result.errors ?? []), ...pending] });
+        const take = () => {
+          const pending = pendingByContext.get(context);
+          pendingByContext.delete(context);
+          return pending;
+        };
+        if (!isAsyncIterable(result)) {
+          const pending = take();
+          if (pending) setResult({ ...result, errors: [...(result.errors ?? []), ...pending] });
+          return;
+        }
+        // Incremental delivery (@defer/@stream): a page is read before the part that carries it
+        // is sent, so its row errors go out with that part.
+        return {
+          onNext: ({ result: part, setResult: setPart }) => {
+            const pending = take();
+            if (!pending) return;
+            const [first, ...others] = 'incremental' in part && part.incremental?.length ? part.incremental : [];
+            if (first) {
+              const incremental = [{ ...first, errors: [...(first.errors ?? []), ...pending] }, ...others];
+              setPart({ ...part, incremental } as typeof part);
+            } else {
+              setPart({ ...part, errors: [...(part.errors ?? []), ...pending] });
+            }
+          },
+        };
       },
     }),
   };

@@ -24,7 +24,21 @@ export const builder = new SchemaBuilder<{
     nodeQueryOptions: false,
     nodesQueryOptions: false,
     // Other Relay subgraphs define PageInfo too; composition needs it shareable.
-    pageInfoTypeOptions: { shareable: true },
+    pageInfoTypeOptions: {
+      shareable: true,
+      description: 'Where a page sits in its connection, and the cursors to page on from.',
+    },
+    hasNextPageFieldOptions: { description: 'Whether a record follows the last one of this page (exact).' },
+    hasPreviousPageFieldOptions: { description: 'Whether a record precedes the first one of this page (exact).' },
+    startCursorFieldOptions: { description: 'Cursor of the first position of the page: `before` for the previous page. Null when the page is empty.' },
+    endCursorFieldOptions: { description: 'Cursor of the last position of the page: `after` for the next page. Null when the page is empty.' },
+    firstArgOptions: { description: 'Page forward: at most this many records after `after` (default 50, largest 5000).' },
+    afterArgOptions: { description: 'Cursor (endCursor or an edge cursor) to page forward from; the record it names is not repeated.' },
+    lastArgOptions: { description: 'Page backward: at most this many records before `before`, or the last ones of the window.' },
+    beforeArgOptions: { description: 'Cursor (startCursor or an edge cursor) to page backward from; the record it names is not repeated.' },
+    cursorFieldOptions: { description: "Opaque cursor of this edge's position: pass it as `after` or `before`." },
+    edgesFieldOptions: { description: 'The records of this page, in order, each with its cursor.' },
+    pageInfoFieldOptions: { description: 'Whether more pages exist, and the cursors to fetch them.' },
   },
 });
 
@@ -37,4 +51,4 @@ builder.addScalarType('SafeInt', SafeIntResolver, {
 });
 builder.addScalarType('JSON', JSONResolver, { description: 'Any JSON value.' });
 
-builder.queryType({});
+builder.queryType({ description: 'Audit records of the identity service and update sessions of the content library.' });

@@ -38,32 +38,45 @@ LocalizableMessageRef.implement({
 NestedLocalizableMessageRef.implement({
   description: 'A message used as a parameter value of another message.',
   fields: (t) => ({
-    id: t.exposeString('id'),
-    params: t.field({ type: [LocalizableMessageParamRef], resolve: (message) => message.params }),
+    id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
+    params: t.field({
+      type: [LocalizableMessageParamRef],
+      description: 'Named arguments of the message.',
+      resolve: (message) => message.params,
+    }),
   }),
 });
 
 LocalizableMessageParamRef.implement({
   description: 'One named argument of a message.',
   fields: (t) => ({
-    key: t.exposeString('key'),
-    value: t.field({ type: LocalizableMessageParamValueRef, resolve: (param) => param.value }),
+    key: t.exposeString('key', { description: 'The name the message text refers to.' }),
+    value: t.field({
+      type: LocalizableMessageParamValueRef,
+      description: 'The value of the argument.',
+      resolve: (param) => param.value,
+    }),
   }),
 });
 
 LocalizableMessageParamValueRef.implement({
   description: 'The value of a message argument; the member that is set gives its kind.',
   fields: (t) => ({
-    dt: t.field({ type: 'DateTime', nullable: true, resolve: (v) => upstreamDateTime(v.dt) }),
-    s: t.exposeString('s', { nullable: true }),
-    d: t.exposeFloat('d', { nullable: true }),
+    dt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'A date-time value.',
+      resolve: (v) => upstreamDateTime(v.dt),
+    }),
+    s: t.exposeString('s', { nullable: true, description: 'A string value.' }),
+    d: t.exposeFloat('d', { nullable: true, description: 'A decimal value.' }),
     precision: t.int({
       nullable: true,
       description: 'Digits after the decimal point when `d` is shown.',
       resolve: (v) => upstreamInt32(v.precision),
     }),
     format: t.exposeString('format', { nullable: true, description: 'How to show the value, e.g. SHORT_DATE.' }),
-    i: t.field({ type: 'SafeInt', nullable: true, resolve: (v) => upstreamSafeInt(v.i) }),
+    i: t.field({ type: 'SafeInt', nullable: true, description: 'An integer value.', resolve: (v) => upstreamSafeInt(v.i) }),
     l: t.field({
       type: NestedLocalizableMessageRef,
       nullable: true,

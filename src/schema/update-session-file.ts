@@ -19,17 +19,43 @@ import {
 
 type ChecksumInfo = NonNullable<FileInfo['checksum_info']>;
 
+/** Enum values with their descriptions, checked to cover exactly the values the gateway maps. */
+function describedValues<V extends string>(values: readonly V[], descriptions: Record<V, string>) {
+  return Object.fromEntries(values.map((value) => [value, { value, description: descriptions[value] }])) as Record<
+    V,
+    { value: V; description: string }
+  >;
+}
+
 const TransferSourceTypeRef = builder.enumType('TransferSourceType', {
   description: 'How the content of a file reaches the server.',
-  values: TRANSFER_SOURCE_TYPES,
+  values: describedValues(TRANSFER_SOURCE_TYPES, {
+    NONE: 'No transfer requested (also when the file is not being changed).',
+    PUSH: 'A client uploads the content with HTTP(S) PUT requests to uploadEndpoint.',
+    PULL: 'The server pulls the content from sourceEndpoint (http, https, file or ds).',
+  }),
 });
 
 const TransferStatusRef = builder.enumType('TransferStatus', {
   description: 'Where a file is in its transfer.',
-  values: TRANSFER_STATUSES,
+  values: describedValues(TRANSFER_STATUSES, {
+    WAITING_FOR_TRANSFER: 'The transfer has not started yet.',
+    TRANSFERRING: 'The content is being transferred.',
+    READY: 'The server has the whole file; size is set.',
+    VALIDATING: 'The server is checking the received content.',
+    ERROR: 'The transfer failed; errorMessage says why.',
+  }),
 });
 
-const ChecksumAlgorithmRef = builder.enumType('ChecksumAlgorithm', { values: CHECKSUM_ALGORITHMS });
+const ChecksumAlgorithmRef = builder.enumType('ChecksumAlgorithm', {
+  description: 'The algorithm of a file checksum.',
+  values: describedValues(CHECKSUM_ALGORITHMS, {
+    SHA1: 'SHA-1 (the default when the upstream sets none).',
+    MD5: 'MD5.',
+    SHA256: 'SHA-256.',
+    SHA512: 'SHA-512.',
+  }),
+});
 
 const ChecksumInfoRef = builder.objectRef<ChecksumInfo>('ChecksumInfo').implement({
   description: 'The checksum the server verifies the received file against.',
@@ -39,14 +65,14 @@ const ChecksumInfoRef = builder.objectRef<ChecksumInfo>('ChecksumInfo').implemen
       description: 'SHA1 when the upstream leaves it unset.',
       resolve: (info) => checksumAlgorithm(info.algorithm),
     }),
-    checksum: t.exposeString('checksum'),
+    checksum: t.exposeString('checksum', { description: 'The checksum value, computed with `algorithm`.' }),
   }),
 });
 
 const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoint').implement({
   description: 'Where the server pulls a file from, or where a client uploads it to.',
   fields: (t) => ({
-    uri: t.exposeString('uri'),
+    uri: t.exposeString('uri', { description: 'The endpoint address, verbatim.' }),
     scheme: t.string({
       description: "The uri's scheme: http, https, file or ds.",
       resolve: (endpoint) => uriScheme(endpoint.uri),
@@ -61,7 +87,7 @@ const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoin
 export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFile').implement({
   description: 'A file of a content library item update session.',
   fields: (t) => ({
-    name: t.exposeString('name'),
+    name: t.exposeString('name', { description: 'The file name, unique within the session.' }),
     sourceType: t.field({
       type: TransferSourceTypeRef,
       description: 'NONE also when the upstream sends a source type this gateway does not know (see upstreamSourceType).',
@@ -107,9 +133,13 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
     bytesTransferred: t.field({
       type: 'SafeInt',
       nullable: true,
+      description: 'Bytes transferred so far.',
       resolve: (file) => upstreamSafeInt(file.bytes_transferred),
     }),
-    keepInStorage: t.exposeBoolean('keep_in_storage', { nullable: true }),
+    keepInStorage: t.exposeBoolean('keep_in_storage', {
+      nullable: true,
+      description: "The upstream's keep_in_storage flag, verbatim (its meaning is not documented further).",
+    }),
     status: t.field({
       type: TransferStatusRef,
       nullable: true,

@@ -27,7 +27,7 @@ async function loadUpdateSession(id: string, context: GatewayContext): Promise<U
 export const UpdateSessionRef = builder.objectRef<UpdateSession>('UpdateSession').implement({
   description: 'Federation entity: other subgraphs may reference an update session by id.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The update session id of the content library.' }),
     files: t.field({
       type: [UpdateSessionFileRef],
       description: 'The files of the session; empty when the caller removed them all.',
@@ -50,7 +50,7 @@ builder.queryFields((t) => ({
     nullable: { list: true, items: false },
     description:
       'Files of a content library item update session. Null, with an error whose extensions.code is NOT_FOUND, when the session does not exist.',
-    args: { updateSessionId: t.arg.id({ required: true }) },
+    args: { updateSessionId: t.arg.id({ required: true, description: 'The update session id.' }) },
     resolve: (_root, args, context) =>
       context.loaders.updateSessionFiles.load(requireSessionId(args.updateSessionId, 'updateSessionId')),
   }),
@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'The update session as an entity (also reachable through federation). Null with NOT_FOUND when it does not exist.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The update session id.' }) },
     resolve: (_root, args, context) => loadUpdateSession(requireSessionId(args.id, 'id'), context),
   }),
 }));

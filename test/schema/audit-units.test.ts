@@ -41,21 +41,61 @@ describe('cursor codec', () => {
     expect(at(41)).toBe(encodeCursor({ offset: 41, scope }));
   });
 
+  it('is short: about 20 characters without an objectType, whatever the offset', () => {
+    const plain: AuditScope = { ...scope, objectType: null };
+    expect(encodeCursor({ offset: 4999, scope: plain }).length).toBeLessThanOrEqual(22);
+    expect(encodeCursor({ offset: 4999, scope }).length).toBeLessThanOrEqual(30);
+  });
+
+  it('pins windows at the ends of the DateTime range exactly', () => {
+    const wide: AuditScope = { fromMillis: -8.64e15, toMillis: 8.64e15, pinnedAt: 8.64e15, objectType: 'ü名', action: 'Unlink' };
+    expect(decodeCursor(encodeCursor({ offset: 2 ** 48, scope: wide }), 'after')).toEqual({ offset: 2 ** 48, scope: wide });
+  });
+
+  /** A cursor's bytes: version, offset, flags, zigzag from, to - from, pin - to, objectType. */
+  const raw = (...parts: (number | number[] | string)[]) =>
+    Buffer.concat(
+      parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(Array.isArray(part) ? part : [part]))),
+    ).toString('base64url');
+  const varint = (value: number | bigint) => {
+    const bytes: number[] = [];
+    let rest = BigInt(value);
+    while (rest >= 0x80n) {
+      bytes.push(Number(rest & 0x7fn) | 0x80);
+      rest >>= 7n;
+    }
+    bytes.push(Number(rest));
+    return bytes;
+  };
+  const FROM = varint(2 * (NOW - HOUR));
+  const SPAN = varint(HOUR);
+
+  it('reads the bytes it is made of', () => {
+    expect(decodeCursor(raw(2, varint(7), 0x08 | 2, FROM, SPAN, 0, 'LOGIN'), 'after')).toEqual({
+      offset: 7,
+      scope: { fromMillis: NOW - HOUR, toMillis: NOW, pinnedAt: NOW, objectType: 'LOGIN', action: 'Update' },
+    });
+  });
+
   it.each([
     ['empty', ''],
     ['not base64url', 'abc+/='],
-    ['not JSON', Buffer.from('[1,2').toString('base64url')],
-    ['wrong version', Buffer.from(`[2,0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
-    ['negative offset', Buffer.from(`[1,-1,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
-    ['fractional offset', Buffer.from(`[1,1.5,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
-    ['from after to', Buffer.from(`[1,0,${NOW + 1},${NOW},${NOW},null,null]`).toString('base64url')],
-    ['to after pin', Buffer.from(`[1,0,${NOW - 1},${NOW + 1},${NOW},null,null]`).toString('base64url')],
-    ['unknown action', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},null,"UPDATE"]`).toString('base64url')],
-    ['empty objectType', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},"",null]`).toString('base64url')],
-    ['extra element', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},null,null,0]`).toString('base64url')],
-    ['object', Buffer.from(`{"offset":0}`).toString('base64url')],
-    ['non-canonical JSON', Buffer.from(`[1, 0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
-    ['too long', 'A'.repeat(401)],
+    ['base64url with padding', `${raw(2, 0, 0, FROM, SPAN, 0)}=`],
+    ['too short', raw(2, 0, 0, FROM)],
+    ['wrong version', raw(1, 0, 0, FROM, SPAN, 0)],
+    ['the JSON of version 1', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
+    ['offset past the largest position', raw(2, varint(2 ** 48 + 1), 0, FROM, SPAN, 0)],
+    ['non-canonical varint', raw(2, [0x80, 0x00], 0, FROM, SPAN, 0)],
+    ['endless varint', raw(2, Array.from({ length: 12 }, () => 0xff))],
+    ['unknown action', raw(2, 0, 6, FROM, SPAN, 0)],
+    ['unknown flag', raw(2, 0, 0x10, FROM, SPAN, 0)],
+    ['objectType flag without one', raw(2, 0, 0x08, FROM, SPAN, 0)],
+    ['objectType without its flag', raw(2, 0, 0, FROM, SPAN, 0, 'LOGIN')],
+    ['objectType not UTF-8', raw(2, 0, 0x08, FROM, SPAN, 0, [0xff, 0xfe])],
+    ['objectType too long', raw(2, 0, 0x08, FROM, SPAN, 0, 'x'.repeat(101))],
+    ['from before the DateTime range', raw(2, 0, 0, varint(2n * 8_640_000_000_000_000n + 1n), 0, 0)],
+    ['pin after the DateTime range', raw(2, 0, 0, FROM, SPAN, varint(8.64e15))],
+    ['too long', 'A'.repeat(700)],
   ])('rejects a malformed cursor: %s', (_name, text) => {
     expect(() => decodeCursor(text, 'before')).toThrow(badInput('`before` is not a valid auditEvents cursor'));
   });

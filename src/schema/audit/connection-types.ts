@@ -29,7 +29,7 @@ export const AuditEventFilterInput = builder.inputType('AuditEventFilter', {
 export const AuditWindowRef = builder.objectRef<AuditWindowShape>('AuditWindow').implement({
   description: 'The time window (both ends included) every cursor of a connection is pinned to.',
   fields: (t) => ({
-    from: t.expose('from', { type: 'DateTime' }),
-    to: t.expose('to', { type: 'DateTime' }),
+    from: t.expose('from', { type: 'DateTime', description: 'Oldest time included.' }),
+    to: t.expose('to', { type: 'DateTime', description: 'Newest time included: `filter.to`, or the time of the first page.' }),
   }),
 });

@@ -11,6 +11,8 @@ import { parsePageRequest, type AuditConnectionArgs, type PageRequest } from './
 import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
+import type { WindowSize } from './total-count.js';
+import { FIRST_CHUNK_ROWS, streamedConnection, streamsEdges } from './streamed-page.js';
 import { locateWindowEnd } from './window-end.js';
 
 export interface AuditEdge {
@@ -27,6 +29,14 @@ export interface AuditConnectionResult {
   readonly edges: AuditEdge[];
   readonly pageInfo: PageInfoShape;
   readonly window: AuditWindowShape;
+  /** For totalCount, counted only when selected. */
+  readonly scope: AuditScope;
+  readonly size: WindowSize | Promise<WindowSize>;
+}
+
+export interface UnreadableRow {
+  readonly position: number;
+  readonly reason: string;
 }
 
 /** Error entries per page beyond which the rest are summed up in one entry. */
@@ -39,6 +49,8 @@ interface PageRows {
   readonly rows: readonly AuditRowResult[];
   readonly first: number;
   readonly hasNextPage: boolean;
+  /** The window's size, when the read reached its end. */
+  readonly windowSize?: number;
 }
 
 export async function resolveAuditConnection(
@@ -47,7 +59,14 @@ export async function resolveAuditConnection(
   info: GraphQLResolveInfo,
 ): Promise<AuditConnectionResult> {
   const request = parsePageRequest(args, requestTime(context));
-  const page = request.size === 0 ? emptyPage(request) : await readPage(context, request.scope, planPage(request));
+  if (request.size === 0) return buildConnection(context, info, request.scope, emptyPage(request));
+  const plan = planPage(request);
+  if (plan.kind === 'slice' && plan.end - plan.start > FIRST_CHUNK_ROWS && streamsEdges(info)) {
+    return streamedConnection(context, request.scope, plan.start, plan.end, (rows) =>
+      reportRowErrors(context, rowErrors(context, info, rows)),
+    );
+  }
+  const page = await readPage(context, request.scope, plan);
   return buildConnection(context, info, request.scope, page);
 }
 
@@ -82,7 +101,16 @@ async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePl
   if (plan.kind === 'slice') {
     const size = plan.end - plan.start;
     const rows = await readRange(context, scope, plan.start, size + 1);
-    return { start: plan.start, count: Math.min(size, rows.length), rows, first: 0, hasNextPage: rows.length > size };
+    // Fewer rows than asked: the window ends right after them (when it reaches plan.start at all).
+    const reachedEnd = rows.length <= size && (rows.length > 0 || plan.start === 0);
+    return {
+      start: plan.start,
+      count: Math.min(size, rows.length),
+      rows,
+      first: 0,
+      hasNextPage: rows.length > size,
+      ...(reachedEnd ? { windowSize: plan.start + rows.length } : {}),
+    };
   }
   const end = await locateWindowEnd(probeRound(context, scope), plan.knownRow, tailSlack(plan.size));
   // The window has between lastPresent+1 and firstMissing rows: read from the earliest position
@@ -93,7 +121,10 @@ async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePl
   // The probes saw a row at lastPresent; a read that ends before it contradicts them.
   if (windowEnd <= end.lastPresent) throw inconsistent({ lastPresent: end.lastPresent, windowEnd });
   const start = Math.max(plan.lo, windowEnd - plan.size);
-  return { start, count: Math.max(0, windowEnd - start), rows, first: start - readFrom, hasNextPage: false };
+  const count = Math.max(0, windowEnd - start);
+  // Exact unless the upstream lost rows before `after` (the read then started past the end).
+  const windowSize = readFrom <= end.firstMissing ? { windowSize: windowEnd } : {};
+  return { start, count, rows, first: start - readFrom, hasNextPage: false, ...windowSize };
 }
 
 function buildConnection(
@@ -104,7 +135,7 @@ function buildConnection(
 ): AuditConnectionResult {
   const cursorAt = cursorEncoder(scope);
   const edges: AuditEdge[] = [];
-  const unreadable: { position: number; reason: string }[] = [];
+  const unreadable: UnreadableRow[] = [];
   for (let i = 0; i < page.count; i++) {
     const row = page.rows[page.first + i];
     const position = page.start + i;
@@ -125,6 +156,8 @@ function buildConnection(
       endCursor: page.count > 0 ? cursorAt(last) : null,
     },
     window: { from: scope.fromMillis, to: scope.toMillis },
+    scope,
+    size: page.windowSize === undefined ? { unknown: true } : { exact: page.windowSize },
   };
 }
 
@@ -135,7 +168,7 @@ function buildConnection(
 function rowErrors(
   context: GatewayContext,
   info: GraphQLResolveInfo,
-  rows: readonly { position: number; reason: string }[],
+  rows: readonly UnreadableRow[],
 ): GraphQLError[] {
   context.log.warn(
     { code: ErrorCode.UPSTREAM_INVALID_RESPONSE, service: 'identity', positions: rows.slice(0, 20), unreadable: rows.length },

@@ -1,69 +1,133 @@
 /**
- * Opaque, stable cursors: base64url of a compact JSON tuple
- * `[version, offset, fromMillis, toMillis, pinnedAt, objectType, action]`.
+ * Opaque, stable, short cursors: base64url of a few bytes,
+ *   version | varint offset | flags (action, objectType present) | zigzag varint fromMillis
+ *   | varint (toMillis - fromMillis) | varint (pinnedAt - toMillis) | objectType (UTF-8, to the end)
+ * About 20 characters without an objectType (the JSON tuple of version 1 took about 80): a
+ * 5000-row page carries 100 KB of cursors instead of 400 KB. The per-page part (window, pin,
+ * filter) is encoded once per page; each row adds its offset.
  * The offset is the row's position in the pinned window (0 = newest), so a cursor stays valid
  * however many events arrive later. Decoding is strict: one canonical spelling per cursor.
  */
-import { z } from 'zod';
 import { BadUserInputError } from '../../errors.js';
-import { UPSTREAM_ACTIONS } from './actions.js';
+import { UPSTREAM_ACTIONS, type UpstreamAction } from './actions.js';
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './limits.js';
 import type { AuditScope } from './scope.js';
 
-const CURSOR_VERSION = 1;
-/** Generous for the longest objectType; anything longer is not one of ours. */
-const MAX_CURSOR_LENGTH = 400;
+const CURSOR_VERSION = 2;
+/** Version, offset, flags and three varints of at most 10 bytes each, plus the longest objectType. */
+const MAX_CURSOR_BYTES = 1 + 10 + 1 + 3 * 10 + 4 * MAX_OBJECT_TYPE_LENGTH;
+const MAX_CURSOR_LENGTH = Math.ceil((MAX_CURSOR_BYTES * 4) / 3);
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** Date's own range, so every decoded bound is a valid DateTime. */
+const MAX_EPOCH_MILLIS = 8.64e15;
+const HAS_OBJECT_TYPE = 0x08;
+const ACTION_MASK = 0x07;
 
 export interface AuditCursor {
   readonly offset: number;
   readonly scope: AuditScope;
 }
 
-/** Date's own range, so every decoded bound is a valid DateTime. */
-const epochMillis = z.number().int().min(-8.64e15).max(8.64e15);
+function pushVarint(bytes: number[], value: bigint): void {
+  let rest = value;
+  while (rest >= 0x80n) {
+    bytes.push(Number(rest & 0x7fn) | 0x80);
+    rest >>= 7n;
+  }
+  bytes.push(Number(rest));
+}
 
-const cursorTuple = z
-  .tuple([
-    z.literal(CURSOR_VERSION),
-    z.number().int().min(0).max(MAX_OFFSET),
-    epochMillis,
-    epochMillis,
-    epochMillis,
-    z.string().min(1).max(MAX_OBJECT_TYPE_LENGTH).nullable(),
-    z.enum(UPSTREAM_ACTIONS).nullable(),
-  ])
-  .refine(([, , from, to, pinnedAt]) => from <= to && to <= pinnedAt);
+const zigzag = (value: bigint) => (value >= 0n ? value * 2n : -value * 2n - 1n);
+const unzigzag = (value: bigint) => (value & 1n ? -(value + 1n) / 2n : value / 2n);
 
-/**
- * Cursors for one page: the scope part of the tuple is serialized once, so each row costs one
- * string concatenation and one base64 encoding (pages have up to 5000 rows).
- */
+/** The per-page part: flags, window, pin and objectType. */
+function scopeBytes(scope: AuditScope): Buffer {
+  const bytes: number[] = [];
+  const action = scope.action === null ? 0 : UPSTREAM_ACTIONS.indexOf(scope.action) + 1;
+  bytes.push(action | (scope.objectType === null ? 0 : HAS_OBJECT_TYPE));
+  pushVarint(bytes, zigzag(BigInt(scope.fromMillis)));
+  pushVarint(bytes, BigInt(scope.toMillis) - BigInt(scope.fromMillis));
+  pushVarint(bytes, BigInt(scope.pinnedAt) - BigInt(scope.toMillis));
+  const head = Buffer.from(bytes);
+  return scope.objectType === null ? head : Buffer.concat([head, Buffer.from(scope.objectType, 'utf8')]);
+}
+
+/** Cursors for one page: the scope is encoded once, each row adds its offset (pages have up to 5000 rows). */
 export function cursorEncoder(scope: AuditScope): (offset: number) => string {
-  const tail = JSON.stringify([scope.fromMillis, scope.toMillis, scope.pinnedAt, scope.objectType, scope.action]);
-  const rest = `,${tail.slice(1)}`;
-  return (offset) => Buffer.from(`[${CURSOR_VERSION},${offset}${rest}`, 'utf8').toString('base64url');
+  const tail = scopeBytes(scope);
+  return (offset) => {
+    const head: number[] = [CURSOR_VERSION];
+    pushVarint(head, BigInt(offset));
+    return Buffer.concat([Buffer.from(head), tail]).toString('base64url');
+  };
 }
 
 export function encodeCursor(cursor: AuditCursor): string {
   return cursorEncoder(cursor.scope)(cursor.offset);
 }
 
+class Reader {
+  position = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  byte(): number {
+    if (this.position >= this.bytes.length) throw new RangeError('cursor ends early');
+    return this.bytes[this.position++]!;
+  }
+
+  varint(): bigint {
+    let value = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      const byte = this.byte();
+      value |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return value;
+    }
+    throw new RangeError('varint too long');
+  }
+
+  rest(): Buffer {
+    const rest = this.bytes.subarray(this.position);
+    this.position = this.bytes.length;
+    return rest;
+  }
+}
+
+const withinEpoch = (value: bigint) => value >= -BigInt(MAX_EPOCH_MILLIS) && value <= BigInt(MAX_EPOCH_MILLIS);
+
+function readCursor(bytes: Buffer): AuditCursor | undefined {
+  const reader = new Reader(bytes);
+  if (reader.byte() !== CURSOR_VERSION) return undefined;
+  const offset = reader.varint();
+  const flags = reader.byte();
+  const from = unzigzag(reader.varint());
+  const to = from + reader.varint();
+  const pinnedAt = to + reader.varint();
+  const objectTypeBytes = reader.rest();
+  const actionIndex = flags & ACTION_MASK;
+  const hasObjectType = (flags & HAS_OBJECT_TYPE) !== 0;
+  if ((flags & ~(ACTION_MASK | HAS_OBJECT_TYPE)) !== 0 || actionIndex > UPSTREAM_ACTIONS.length) return undefined;
+  if (offset > BigInt(MAX_OFFSET) || !withinEpoch(from) || !withinEpoch(pinnedAt)) return undefined;
+  if (hasObjectType !== objectTypeBytes.length > 0) return undefined;
+  const objectType = hasObjectType ? objectTypeBytes.toString('utf8') : null;
+  if (objectType !== null && objectType.length > MAX_OBJECT_TYPE_LENGTH) return undefined;
+  const action: UpstreamAction | null = actionIndex === 0 ? null : UPSTREAM_ACTIONS[actionIndex - 1]!;
+  return {
+    offset: Number(offset),
+    scope: { fromMillis: Number(from), toMillis: Number(to), pinnedAt: Number(pinnedAt), objectType, action },
+  };
+}
+
 /** Reads a client's `after`/`before`; anything that is not a cursor this gateway made is BAD_USER_INPUT. */
 export function decodeCursor(text: string, argument: 'after' | 'before'): AuditCursor {
   const invalid = () => new BadUserInputError(`\`${argument}\` is not a valid auditEvents cursor.`, { argument });
   if (text.length === 0 || text.length > MAX_CURSOR_LENGTH || !BASE64URL.test(text)) throw invalid();
-  let json: unknown;
+  let cursor: AuditCursor | undefined;
   try {
-    json = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    cursor = readCursor(Buffer.from(text, 'base64url'));
   } catch {
     throw invalid();
   }
-  const parsed = cursorTuple.safeParse(json);
-  if (!parsed.success) throw invalid();
-  const [, offset, fromMillis, toMillis, pinnedAt, objectType, action] = parsed.data;
-  const cursor: AuditCursor = { offset, scope: { fromMillis, toMillis, pinnedAt, objectType, action } };
-  // Base64 and JSON both admit other spellings of the same tuple; only ours is a cursor.
-  if (encodeCursor(cursor) !== text) throw invalid();
+  // Varints, base64 and UTF-8 all admit other spellings of the same cursor; only ours is one.
+  if (!cursor || encodeCursor(cursor) !== text) throw invalid();
   return cursor;
 }

@@ -22,8 +22,8 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
   fields: (t) => ({
     id: t.expose('actorId', { type: 'SafeInt', nullable: true, description: 'User id.' }),
     userName: t.exposeString('actorUserName', { nullable: true, description: 'User name or system service name.' }),
-    domain: t.exposeString('actorDomain', { nullable: true }),
-    uuid: t.exposeString('actorUuid', { nullable: true }),
+    domain: t.exposeString('actorDomain', { nullable: true, description: "The actor's domain." }),
+    uuid: t.exposeString('actorUuid', { nullable: true, description: "The actor's UUID." }),
   }),
 });
 
@@ -51,24 +51,33 @@ export const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditReco
   description: 'The fields every audit record has.',
   resolveType: auditEventTypeName,
   fields: (t) => ({
-    uuid: t.exposeID('uuid'),
-    baseType: t.expose('baseType', { type: AuditBaseTypeEnum }),
+    uuid: t.exposeID('uuid', { description: 'Unique id of the record (a UUID): the cache key of every event type.' }),
+    baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
-    organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true }),
-    tenantId: t.exposeString('tenantId', { nullable: true }),
+    organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
+    tenantId: t.exposeString('tenantId', {
+      nullable: true,
+      description: "Tenant id: the host-name prefix of the tenant's address.",
+    }),
     actor: t.field({
       type: AuditActorRef,
       nullable: true,
       description: 'Null for system events.',
       resolve: (r) => (isSystemEvent(r) ? null : r),
     }),
-    clientId: t.exposeString('clientId', { nullable: true }),
+    clientId: t.exposeString('clientId', { nullable: true, description: 'The OAuth client the request came through, when known.' }),
     deviceId: t.exposeString('deviceId', { nullable: true, description: 'The user agent, in the records seen so far.' }),
-    workspaceId: t.exposeString('workspaceId', { nullable: true }),
-    sourceIp: t.exposeString('sourceIp', { nullable: true }),
+    workspaceId: t.exposeString('workspaceId', { nullable: true, description: 'The workspace of the event, when known.' }),
+    sourceIp: t.exposeString('sourceIp', { nullable: true, description: 'IP address of the requesting machine.' }),
     objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
-    objectId: t.exposeString('objectId', { nullable: true }),
-    objectName: t.exposeString('objectName', { nullable: true }),
+    objectId: t.exposeString('objectId', {
+      nullable: true,
+      description: 'Internal id of the affected object; its format depends on the object.',
+    }),
+    objectName: t.exposeString('objectName', {
+      nullable: true,
+      description: 'Name of the affected object (a user, application, configuration or tenant).',
+    }),
     objectAction: t.exposeString('objectAction', {
       nullable: true,
       description: 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.',
@@ -80,9 +89,17 @@ export const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditReco
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;
 
+/** One text per `values` field, however many event types expose it. */
+const VALUE_DESCRIPTIONS = {
+  deviceType: 'values.deviceType, verbatim.',
+  actorExternalId: "values.actorExternalId: the actor's id in an external identity provider.",
+  failureMessage: 'values.failureMessage: why the attempt failed; null when it succeeded.',
+  resourceType: 'values.resourceType: the type of the application launched.',
+} as const;
+
 /** A string from `values`, null when absent or not a string. */
-const valueString = (t: RecordFields, key: string, description?: string) =>
-  t.string({ nullable: true, description, resolve: (r) => stringValue(r.values[key]) });
+const valueString = (t: RecordFields, key: keyof typeof VALUE_DESCRIPTIONS) =>
+  t.string({ nullable: true, description: VALUE_DESCRIPTIONS[key], resolve: (r) => stringValue(r.values[key]) });
 
 const valueSuccess = (t: RecordFields) =>
   t.boolean({
@@ -107,13 +124,13 @@ const LoginEvent = auditEventType('LoginEvent', 'objectType LOGIN: a sign-in att
   }),
   deviceType: valueString(t, 'deviceType'),
   actorExternalId: valueString(t, 'actorExternalId'),
-  failureMessage: valueString(t, 'failureMessage', 'Why the attempt failed.'),
+  failureMessage: valueString(t, 'failureMessage'),
 }));
 
 const LaunchEvent = auditEventType('LaunchEvent', 'objectType LAUNCH: an application launch.', (t) => ({
   success: valueSuccess(t),
   failureMessage: valueString(t, 'failureMessage'),
-  resourceType: valueString(t, 'resourceType', 'Type of the application launched.'),
+  resourceType: valueString(t, 'resourceType'),
 }));
 
 const LoginErrorEvent = auditEventType(

@@ -1,0 +1,51 @@
+/**
+ * Automatic persisted queries (Apollo's APQ protocol) for gateways without a persisted-operations
+ * file: a request with only `extensions.persistedQuery.sha256Hash` runs the document registered
+ * under that hash, or answers PERSISTED_QUERY_NOT_FOUND; the client then retries with the document
+ * and the same hash, which registers it (after checking the hash). The store is an in-memory LRU
+ * bounded in entries and in bytes, so registrations cannot grow the heap without limit; a
+ * document evicted or lost on restart is simply registered again by the client's next retry.
+ */
+import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
+import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+
+export interface PersistedQueryStoreLimits {
+  /** Documents kept at most. */
+  readonly maxEntries: number;
+  /** Sum of the kept documents' lengths (UTF-16 code units, about bytes for GraphQL text). */
+  readonly maxChars: number;
+  /** How long an unused document stays, in ms. */
+  readonly ttlMs: number;
+}
+
+export const DEFAULT_PERSISTED_QUERY_LIMITS: PersistedQueryStoreLimits = {
+  maxEntries: 1000,
+  maxChars: 8 * 1024 * 1024,
+  ttlMs: 24 * 60 * 60_000,
+};
+
+/** SHA-256 in lower-case hex, as Apollo clients send it; anything else is never looked up. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export function createPersistedQueryStore(limits: PersistedQueryStoreLimits = DEFAULT_PERSISTED_QUERY_LIMITS): APQStore {
+  const documents = new LRUCache<string, string>({
+    max: limits.maxEntries,
+    maxSize: limits.maxChars,
+    sizeCalculation: (document) => Math.max(1, document.length),
+    ttl: limits.ttlMs,
+    // Documents in use stay: each hit restarts their time.
+    updateAgeOnGet: true,
+  });
+  return {
+    get: (hash) => (SHA256_HEX.test(hash) ? documents.get(hash) : undefined),
+    // The plugin has checked that the document hashes to `hash` before it stores it.
+    set: (hash, document) => {
+      documents.set(hash, document);
+    },
+  };
+}
+
+export function useAutomaticPersistedQueries(store: APQStore = createPersistedQueryStore()): Plugin {
+  return useAPQ({ store }) as Plugin;
+}

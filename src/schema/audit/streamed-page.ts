@@ -1,0 +1,133 @@
+/**
+ * A forward page whose `edges` the client asked to @stream, read upstream in chunks: the chunk
+ * reads start together (about one round trip, as a single read would be), the small first chunk
+ * answers first, and each chunk's edges leave as soon as it and the ones before it have arrived.
+ * pageInfo and totalCount settle once the last chunk is in (clients put them in a @defer fragment).
+ */
+import { getDirectiveValues, Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { PageInfoShape } from '@pothos/plugin-relay';
+import type { GatewayContext } from '../../context.js';
+import type { AuditRowResult } from '../../upstream/types.js';
+import { streamDirective } from '../client-schema.js';
+import type { AuditConnectionResult, AuditEdge, UnreadableRow } from './connection.js';
+import { cursorEncoder } from './cursor.js';
+import { readRange } from './read-range.js';
+import type { AuditScope } from './scope.js';
+import type { WindowSize } from './total-count.js';
+
+/** Rows of the first chunk: enough for a first screen, quick to read. */
+export const FIRST_CHUNK_ROWS = 100;
+/** Rows of every later chunk. */
+const CHUNK_ROWS = 1000;
+
+/** Whether this auditEvents field selects `edges` with an active @stream. */
+export function streamsEdges(info: GraphQLResolveInfo): boolean {
+  const seen = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode | undefined): boolean =>
+    (selectionSet?.selections ?? []).some((selection) => {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value !== 'edges') return false;
+        const stream = getDirectiveValues(streamDirective, selection, info.variableValues);
+        return stream !== undefined && stream['if'] !== false;
+      }
+      if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet);
+      if (seen.has(selection.name.value)) return false;
+      seen.add(selection.name.value);
+      return visit(info.fragments[selection.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((node) => visit(node.selectionSet));
+}
+
+type RowErrorReporter = (rows: readonly UnreadableRow[]) => void;
+
+/** Resolves after `turns` turns of the event loop. */
+async function afterTurns(turns: number): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** The page [start, end) in chunks; the row at `end` (read with the last chunk) gives hasNextPage. */
+export function streamedConnection(
+  context: GatewayContext,
+  scope: AuditScope,
+  start: number,
+  end: number,
+  reportUnreadable: RowErrorReporter,
+): AuditConnectionResult {
+  const cursorAt = cursorEncoder(scope);
+  const chunks: { from: number; size: number; rows: Promise<readonly AuditRowResult[]> }[] = [];
+  for (let next = start; next < end; ) {
+    const from = next;
+    const size = Math.min(from === start ? FIRST_CHUNK_ROWS : CHUNK_ROWS, end - from);
+    const isLast = from + size === end;
+    // The request's loader answers a batch when all its calls are done: each chunk gets a batch
+    // of its own (one event-loop turn apart), so the first is not held back by the largest.
+    const rows = afterTurns(chunks.length).then(() => readRange(context, scope, from, isLast ? size + 1 : size));
+    // Every chunk is awaited by the edges below, or by nobody once the client has gone away.
+    rows.catch(() => undefined);
+    chunks.push({ from, size, rows });
+    next += size;
+  }
+
+  let settle!: (outcome: { pageInfo: PageInfoShape; size: WindowSize }) => void;
+  let fail!: (error: unknown) => void;
+  const done = new Promise<{ pageInfo: PageInfoShape; size: WindowSize }>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
+  done.catch(() => undefined);
+
+  async function* edges(): AsyncGenerator<AuditEdge> {
+    let count = 0;
+    let hasNextPage = false;
+    let windowSize: number | undefined;
+    try {
+      for (const chunk of chunks) {
+        const rows = await chunk.rows;
+        const unreadable: UnreadableRow[] = [];
+        const batch: AuditEdge[] = [];
+        for (let i = 0; i < Math.min(rows.length, chunk.size); i++) {
+          const row = rows[i]!;
+          if (row.ok) batch.push({ cursor: cursorAt(chunk.from + i), node: row.record });
+          else unreadable.push({ position: chunk.from + i, reason: row.reason });
+        }
+        if (unreadable.length > 0) reportUnreadable(unreadable);
+        count += Math.min(rows.length, chunk.size);
+        yield* batch;
+        if (rows.length < chunk.size) {
+          // The window ends inside this chunk: later chunks can only be empty.
+          if (rows.length > 0 || chunk.from === 0 || chunk.from > start) windowSize = chunk.from + rows.length;
+          break;
+        }
+        if (rows.length > chunk.size) hasNextPage = true;
+        else if (chunk.from + chunk.size === end) windowSize = end;
+      }
+    } catch (error) {
+      fail(error);
+      throw error;
+    }
+    const last = start + count - 1;
+    settle({
+      pageInfo: {
+        hasNextPage,
+        hasPreviousPage: start > 0,
+        startCursor: count > 0 ? cursorAt(start) : null,
+        endCursor: count > 0 ? cursorAt(last) : null,
+      },
+      size: windowSize === undefined ? { unknown: true } : { exact: windowSize },
+    });
+  }
+
+  const pageInfo = done.then((outcome) => outcome.pageInfo);
+  const size = done.then((outcome) => outcome.size);
+  // Each is awaited only when selected; a failed read is reported on edges either way.
+  pageInfo.catch(() => undefined);
+  size.catch(() => undefined);
+  return {
+    // The incremental executor takes any async iterable for a list field, and a promise for an object.
+    edges: edges() as unknown as AuditEdge[],
+    pageInfo: pageInfo as unknown as PageInfoShape,
+    window: { from: scope.fromMillis, to: scope.toMillis },
+    scope,
+    size,
+  };
+}
