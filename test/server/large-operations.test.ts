@@ -17,7 +17,9 @@ describe('large operations take turns (LARGE_OPERATION_CONCURRENCY)', () => {
     gateway.sim.control.setLatency(800, 'audit');
     const large = [gateway.execute(LARGE), gateway.execute(LARGE), gateway.execute(LARGE)];
     const small = gateway.execute(SMALL);
-    await settle(300);
+    // A cold gateway fetches its token first: wait (bounded) until the first calls arrive.
+    for (let i = 0; i < 100 && gateway.sim.control.counters().audit < 2; i++) await settle(20);
+    await settle(100);
     // One large page and the small one have reached the upstream; the other large ones wait.
     expect(gateway.sim.control.counters().audit).toBe(2);
     gateway.sim.control.setLatency(0, 'audit');
