@@ -150,7 +150,7 @@ export class Received {
   }
 
   /** Resolves once `test` holds, or rejects after `timeoutMs`. */
-  async until(test: (r: this) => boolean, timeoutMs = 5000): Promise<void> {
+  async until(test: (r: this) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!test(this)) {
       const left = deadline - Date.now();
@@ -192,7 +192,7 @@ export function subscribeWs(url: string, variables: Variables = {}, connectionPa
 export async function registered<T>(server: LiveServer, start: () => T, count = 1): Promise<T> {
   const before = server.liveAudit.stats().started;
   const result = start();
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 10_000;
   while (server.liveAudit.stats().started < before + count) {
     if (Date.now() > deadline) throw new Error('subscription not registered');
     await sleep(5);
