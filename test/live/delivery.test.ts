@@ -3,7 +3,7 @@
  * exactly once and oldest first across bursts, filters, late records, resume and since.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registered, startLiveServer, subscribeSse, subscribeWs, sleep, type LiveServer } from './live-server.js';
+import { API_KEY, LIVE_QUERY, registered, startLiveServer, subscribeSse, subscribeWs, sleep, type LiveServer } from './live-server.js';
 
 let server: LiveServer;
 
@@ -36,6 +36,29 @@ describe.each([
     expect(sub.received.uuids.sort()).toEqual([...inserted].sort());
     expect(new Set(sub.received.uuids).size).toBe(sub.received.uuids.length);
     await sub.stop();
+  });
+});
+
+describe('auditEventAdded over a plain text/event-stream GET', () => {
+  it('streams records as SSE `next` events', async () => {
+    const abort = new AbortController();
+    const url = `${server.url}?query=${encodeURIComponent(LIVE_QUERY)}&variables=${encodeURIComponent('{"filter":{"objectType":"LOGIN_ERROR"}}')}`;
+    const response = await registered(server, () =>
+      fetch(url, { headers: { accept: 'text/event-stream', 'x-api-key': API_KEY }, signal: abort.signal }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    await sleep(20);
+    const [record] = server.sim.control.insertEvents(1, { objectType: 'LOGIN_ERROR' });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes(record!.uuid)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString();
+    }
+    expect(text).toMatch(new RegExp(`event: next\ndata: .*${record!.uuid}`));
+    abort.abort();
   });
 });
 
