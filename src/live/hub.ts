@@ -19,6 +19,8 @@ export interface LiveAuditOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly maxSubscriptions: number;
+  /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
+  readonly maxFilters: number;
   /** Records a client may leave unread before it is disconnected. */
   readonly maxBuffered?: number;
   readonly pageSize?: number;
@@ -76,6 +78,13 @@ export class LiveAudit {
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return emptyStream();
     if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+    if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
+      throw new GatewayError(
+        'RATE_LIMITED',
+        `This gateway polls at most ${this.#options.maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`,
+        { limit: this.#options.maxFilters },
+      );
+    }
 
     const since = args.since?.getTime();
     const floor = resume ? resume.floor : (since ?? start);
