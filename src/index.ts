@@ -5,8 +5,9 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
 import { createUpstreams } from './upstream/index.js';
+import { createLiveAudit } from './live/index.js';
 import { attachWebSockets } from './websocket.js';
-import { createGateway, createLiveAudit } from './yoga.js';
+import { createGateway } from './yoga.js';
 
 function readConfig(): Config {
   try {

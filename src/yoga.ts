@@ -13,7 +13,7 @@ import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
-import { LiveAudit, useLiveAudit, type LiveAuditOptions } from './live/index.js';
+import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
@@ -97,15 +97,6 @@ function useErrorLog(): Plugin<GatewayContext> {
 
 function useNoIntrospection(): Plugin {
   return { onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) };
-}
-
-export function createLiveAudit(
-  config: Config,
-  upstreams: Upstreams,
-  log: Logger,
-  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered'> = {},
-): LiveAudit {
-  return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
 }
 
 export function createGateway({ config, upstreams, log, metrics, tracing, isReady = () => true, liveAudit }: GatewayOptions): GatewayYoga {

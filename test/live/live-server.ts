@@ -9,11 +9,11 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import WebSocket from 'ws';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import type { LiveAudit } from '../../src/live/index.js';
+import { createLiveAudit, type LiveAudit } from '../../src/live/index.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
-import { createGateway, createLiveAudit } from '../../src/yoga.js';
+import { createGateway } from '../../src/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 
