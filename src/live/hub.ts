@@ -42,6 +42,8 @@ export interface LiveAuditStats {
 }
 
 const MAX_OBJECT_TYPE_CHARS = 256;
+/** How far back `since` may reach: as far as a resume token does. */
+const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 /** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
@@ -114,7 +116,7 @@ export class LiveAudit {
     const since = args.since ?? undefined;
     const resumeAfter = args.resumeAfter ?? undefined;
     if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
-    if (since && since.getTime() < now - TOKEN_VALIDITY_MS - SINCE_TOLERANCE_MS) {
+    if (since && since.getTime() < now - SINCE_MAX_MS - SINCE_TOLERANCE_MS) {
       throw new BadUserInputError('`since` may be at most 15 minutes back.');
     }
     if (resumeAfter === undefined) return { key: filterKey(given), filter: given };
