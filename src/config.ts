@@ -101,6 +101,7 @@ const environmentSchema = z.object({
   AUDIT_LIVE_POLL_MS: integer(10, 3_600_000, 5000),
   AUDIT_LIVE_GIVE_UP_MS: integer(0, 86_400_000, 60_000),
   AUDIT_LIVE_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, 1000),
+  AUDIT_LIVE_MAX_FILTERS: integer(1, 100_000, 100),
   DEMO_EVENT_INTERVAL_MS: integer(0, 3_600_000, 3000),
   LOG_LEVEL: z.preprocess(
     unset,
@@ -164,7 +165,13 @@ export interface Config {
   /** A window counts as closed once its end is this long past (late-ingested events). */
   readonly auditCacheSettleMs: number;
   /** Live audit subscriptions: poll interval, how long a failing upstream is retried, how many at once. */
-  readonly auditLive: { readonly pollMs: number; readonly giveUpMs: number; readonly maxSubscriptions: number };
+  readonly auditLive: {
+    readonly pollMs: number;
+    readonly giveUpMs: number;
+    readonly maxSubscriptions: number;
+    /** Distinct filters (hence pollers) at once. */
+    readonly maxFilters: number;
+  };
   /** Demo mode: the simulator adds a new audit event this often; 0: never. */
   readonly demoEventIntervalMs: number;
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
@@ -291,6 +298,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       pollMs: env.AUDIT_LIVE_POLL_MS,
       giveUpMs: env.AUDIT_LIVE_GIVE_UP_MS,
       maxSubscriptions: env.AUDIT_LIVE_MAX_SUBSCRIPTIONS,
+      maxFilters: env.AUDIT_LIVE_MAX_FILTERS,
     }),
     demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,

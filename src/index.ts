@@ -7,8 +7,9 @@ import { installLastResort } from './last-resort.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './plugins/metrics.js';
 import { createUpstreams } from './upstream/index.js';
+import { createLiveAudit } from './live/index.js';
 import { attachWebSockets } from './websocket.js';
-import { createGateway, createLiveAudit } from './yoga.js';
+import { createGateway } from './yoga.js';
 
 /** Start-up refusals: one line on stderr, exit code 1, no stack. */
 function refuse(message: string): never {
@@ -90,11 +91,12 @@ async function main() {
     if (draining) response.setHeader('connection', 'close');
     void yoga(request, response);
   });
-  const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   const address = await listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
     await closeSimulator();
     return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
   });
+  // Attached once listening: ws re-emits the server's listen errors, which are reported above.
+  const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   log.info(
     { port: address.port, host: config.host, mode: config.mode, identity: !!config.identity, contentLibrary: !!config.contentLibrary },
     `Gateway ready at http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${address.port}/graphql`,

@@ -114,14 +114,23 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     close() {
       closing ??= (async () => {
         options.liveAudit.close();
-        const deadline = Date.now() + (options.completeGraceMs ?? 1000);
+        const graceMs = options.completeGraceMs ?? 1000;
+        const deadline = Date.now() + graceMs;
         const pending = () => [...open.values()].some((ids) => ids.size > 0);
-        while (pending() && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        await disposable.dispose();
+        while (pending() && Date.now() < deadline) await sleep(10);
+        // Close frames (1001) go out now; a client that never answers its close is cut off, so
+        // that it cannot hold the HTTP server's drain open.
+        const disposed = Promise.resolve(disposable.dispose()).catch((error: unknown) =>
+          log.warn({ err: error }, 'websocket server did not close cleanly'),
+        );
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([disposed, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+        for (const socket of wsServer.clients) socket.terminate();
       })();
       return closing;
     },
   };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

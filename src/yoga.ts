@@ -15,7 +15,7 @@ import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
-import { LiveAudit, useLiveAudit, type LiveAuditOptions } from './live/index.js';
+import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
 import { useNoEchoedInput } from './plugins/no-echo.js';
@@ -121,15 +121,6 @@ function corsFor(origins: readonly string[]) {
     if (origin === null || origin === 'null' || !allowed.has(origin)) return false as const;
     return { origin, credentials: true, allowedHeaders: CORS_ALLOWED_HEADERS, exposedHeaders: ['x-request-id'] };
   };
-}
-
-export function createLiveAudit(
-  config: Config,
-  upstreams: Upstreams,
-  log: Logger,
-  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered'> = {},
-): LiveAudit {
-  return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
 }
 
 export function createGateway({

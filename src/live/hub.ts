@@ -19,6 +19,8 @@ export interface LiveAuditOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly maxSubscriptions: number;
+  /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
+  readonly maxFilters: number;
   /** Records a client may leave unread before it is disconnected. */
   readonly maxBuffered?: number;
   readonly pageSize?: number;
@@ -40,6 +42,8 @@ export interface LiveAuditStats {
 }
 
 const MAX_OBJECT_TYPE_CHARS = 256;
+/** How far back `since` may reach: as far as a resume token does. */
+const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 /** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
@@ -76,6 +80,13 @@ export class LiveAudit {
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return emptyStream();
     if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+    if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
+      throw new GatewayError(
+        'RATE_LIMITED',
+        `This gateway polls at most ${this.#options.maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`,
+        { limit: this.#options.maxFilters },
+      );
+    }
 
     const since = args.since?.getTime();
     const floor = resume ? resume.floor : (since ?? start);
@@ -105,7 +116,7 @@ export class LiveAudit {
     const since = args.since ?? undefined;
     const resumeAfter = args.resumeAfter ?? undefined;
     if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
-    if (since && since.getTime() < now - TOKEN_VALIDITY_MS - SINCE_TOLERANCE_MS) {
+    if (since && since.getTime() < now - SINCE_MAX_MS - SINCE_TOLERANCE_MS) {
       throw new BadUserInputError('`since` may be at most 15 minutes back.');
     }
     if (resumeAfter === undefined) return { key: filterKey(given), filter: given };

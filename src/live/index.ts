@@ -1,4 +1,19 @@
 /** Live audit records: `Subscription.auditEventAdded` (see README "Live audit records"). */
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Upstreams } from '../upstream/types.js';
+import { LiveAudit, type LiveAuditOptions } from './hub.js';
+
 export { LiveAudit, RateLimitedError, type LiveAuditOptions, type LiveAuditStats, type LiveSubscribeArgs } from './hub.js';
 export { liveAuditOf, useLiveAudit } from './plugin.js';
 export type { LiveItem } from './subscriber.js';
+
+/** The gateway's LiveAudit, from its configuration; `tuning` is for tests and the bench. */
+export function createLiveAudit(
+  config: Config,
+  upstreams: Upstreams,
+  log: Logger,
+  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered'> = {},
+): LiveAudit {
+  return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
+}

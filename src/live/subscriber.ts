@@ -6,7 +6,9 @@
  * settle time before the newest record it delivered (a re-read of that time is all that can bring
  * it back, and it was delivered then), and not already delivered or queued (by digest).
  * Records move from the queue to `delivered` as the client takes them, so a token describes the
- * stream right after its own record, never records queued behind it.
+ * stream right after its own record, never records queued behind it. That moment (and the queue's
+ * length, for the slow-client cut-off) is what a Repeater's buffers do not expose, hence this
+ * small iterator of its own.
  */
 import { GatewayError } from '../errors.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';

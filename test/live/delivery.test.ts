@@ -3,7 +3,7 @@
  * exactly once and oldest first across bursts, filters, late records, resume and since.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveServer, subscribeSse, subscribeWs, sleep, type LiveServer } from './live-server.js';
+import { API_KEY, LIVE_QUERY, registered, startLiveServer, subscribeSse, subscribeWs, sleep, type LiveServer } from './live-server.js';
 
 let server: LiveServer;
 
@@ -11,18 +11,6 @@ beforeAll(async () => {
   server = await startLiveServer();
 });
 afterAll(() => server?.close());
-
-/** Subscribes and waits until the gateway has registered the new subscriptions. */
-async function registered<T>(start: () => T, count = 1): Promise<T> {
-  const before = server.liveAudit.stats().started;
-  const result = start();
-  const deadline = Date.now() + 3000;
-  while (server.liveAudit.stats().started < before + count) {
-    if (Date.now() > deadline) throw new Error('subscription not registered');
-    await sleep(5);
-  }
-  return result;
-}
 
 const sortedOldestFirst = (nodes: { uuid: string; timestamp: string }[]) =>
   [...nodes].sort((a, b) => a.timestamp.localeCompare(b.timestamp) || (a.uuid < b.uuid ? -1 : 1));
@@ -32,7 +20,7 @@ describe.each([
   ['WebSocket', subscribeWs],
 ])('auditEventAdded over %s', (_transport, subscribe) => {
   it('delivers every record of several bursts exactly once, oldest first within a poll', async () => {
-    const sub = await registered(() => subscribe(server.url));
+    const sub = await registered(server, () => subscribe(server.url));
     await sleep(20);
     const inserted: string[] = [];
     for (let burst = 0; burst < 3; burst++) {
@@ -51,9 +39,32 @@ describe.each([
   });
 });
 
+describe('auditEventAdded over a plain text/event-stream GET', () => {
+  it('streams records as SSE `next` events', async () => {
+    const abort = new AbortController();
+    const url = `${server.url}?query=${encodeURIComponent(LIVE_QUERY)}&variables=${encodeURIComponent('{"filter":{"objectType":"LOGIN_ERROR"}}')}`;
+    const response = await registered(server, () =>
+      fetch(url, { headers: { accept: 'text/event-stream', 'x-api-key': API_KEY }, signal: abort.signal }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    await sleep(20);
+    const [record] = server.sim.control.insertEvents(1, { objectType: 'LOGIN_ERROR' });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes(record!.uuid)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString();
+    }
+    expect(text).toMatch(new RegExp(`event: next\ndata: .*${record!.uuid}`));
+    abort.abort();
+  });
+});
+
 describe('auditEventAdded semantics', () => {
   it('orders the records of one poll by timestamp, then uuid', async () => {
-    const sub = await registered(() => subscribeSse(server.url, { filter: { objectType: 'Tenant' } }));
+    const sub = await registered(server, () => subscribeSse(server.url, { filter: { objectType: 'Tenant' } }));
     const now = Date.now();
     server.sim.control.insertEvents(4, { timestamp: now + 100, objectType: 'Tenant' });
     server.sim.control.insertEvents(4, { timestamp: now + 50, objectType: 'Tenant' });
@@ -63,8 +74,8 @@ describe('auditEventAdded semantics', () => {
   });
 
   it('delivers only the records of its filter', async () => {
-    const groups = await registered(() => subscribeWs(server.url, { filter: { objectType: 'Group' } }));
-    const logins = await registered(() => subscribeSse(server.url, { filter: { objectType: 'LOGIN' } }));
+    const groups = await registered(server, () => subscribeWs(server.url, { filter: { objectType: 'Group' } }));
+    const logins = await registered(server, () => subscribeSse(server.url, { filter: { objectType: 'LOGIN' } }));
     const group = server.sim.control.insertEvents(3, { objectType: 'Group' }).map((r) => r.uuid);
     const login = server.sim.control.insertEvents(2, { objectType: 'LOGIN' }).map((r) => r.uuid);
     server.sim.control.insertEvents(2, { objectType: 'LAUNCH' });
@@ -78,7 +89,7 @@ describe('auditEventAdded semantics', () => {
   });
 
   it('filters by action', async () => {
-    const sub = await registered(() => subscribeSse(server.url, { filter: { objectType: 'Group', action: 'DELETE' } }));
+    const sub = await registered(server, () => subscribeSse(server.url, { filter: { objectType: 'Group', action: 'DELETE' } }));
     const groups = server.sim.control.insertEvents(30, { objectType: 'Group' });
     const deletes = groups.filter((r) => r.objectAction === 'DELETE').map((r) => r.uuid);
     expect(deletes.length).toBeGreaterThan(0);
@@ -89,7 +100,7 @@ describe('auditEventAdded semantics', () => {
   });
 
   it('delivers a record ingested late (stamped before records already delivered), once', async () => {
-    const sub = await registered(() => subscribeWs(server.url));
+    const sub = await registered(server, () => subscribeWs(server.url));
     const start = Date.now();
     const first = server.sim.control.insertEvents(2, { timestamp: start + 1000 });
     await sub.received.until((r) => r.uuids.length >= 2);
@@ -102,7 +113,7 @@ describe('auditEventAdded semantics', () => {
   });
 
   it('does not deliver records stamped before it started', async () => {
-    const sub = await registered(() => subscribeSse(server.url, { filter: { objectType: 'RuleSet' } }));
+    const sub = await registered(server, () => subscribeSse(server.url, { filter: { objectType: 'RuleSet' } }));
     server.sim.control.insertEvents(2, { objectType: 'RuleSet', timestamp: Date.now() - 60_000 });
     const fresh = server.sim.control.insertEvents(1, { objectType: 'RuleSet' });
     await sub.received.until((r) => r.uuids.length >= 1);

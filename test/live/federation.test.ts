@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { LIVE_QUERY, Received, registered, sleep, sseClient, startLiveServer, ty
 let server: LiveServer;
 let router: ChildProcess | undefined;
 let routerUrl: string;
+let dir: string | undefined;
 const accepts: string[] = [];
 
 async function freePort(): Promise<number> {
@@ -33,7 +34,7 @@ beforeAll(async () => {
   });
   const composed = composeServices([{ name: 'identity', typeDefs: parse(subgraphSdl()), url: server.url }]);
   if (compositionHasErrors(composed)) throw new Error(composed.errors.map((e) => e.message).join('\n'));
-  const dir = mkdtempSync(join(tmpdir(), 'live-federation-'));
+  dir = mkdtempSync(join(tmpdir(), 'live-federation-'));
   const supergraph = join(dir, 'supergraph.graphql');
   writeFileSync(supergraph, composed.supergraphSdl);
   // The router passes the caller's key on to the subgraph, which authenticates it as usual.
@@ -69,6 +70,7 @@ afterAll(async () => {
     await once(router, 'exit');
   }
   await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 it('delivers live audit records through Hive Gateway, which subscribes to the subgraph over SSE', async () => {

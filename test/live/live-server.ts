@@ -9,11 +9,11 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import WebSocket from 'ws';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import type { LiveAudit } from '../../src/live/index.js';
+import { createLiveAudit, type LiveAudit } from '../../src/live/index.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
-import { createGateway, createLiveAudit } from '../../src/yoga.js';
+import { createGateway } from '../../src/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 
@@ -150,7 +150,7 @@ export class Received {
   }
 
   /** Resolves once `test` holds, or rejects after `timeoutMs`. */
-  async until(test: (r: this) => boolean, timeoutMs = 5000): Promise<void> {
+  async until(test: (r: this) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!test(this)) {
       const left = deadline - Date.now();
@@ -192,7 +192,7 @@ export function subscribeWs(url: string, variables: Variables = {}, connectionPa
 export async function registered<T>(server: LiveServer, start: () => T, count = 1): Promise<T> {
   const before = server.liveAudit.stats().started;
   const result = start();
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 10_000;
   while (server.liveAudit.stats().started < before + count) {
     if (Date.now() > deadline) throw new Error('subscription not registered');
     await sleep(5);

@@ -186,6 +186,22 @@ describe('limits', () => {
     await Promise.all([again.stop(), open[1]!.stop()]);
   });
 
+  it('polls at most AUDIT_LIVE_MAX_FILTERS distinct filters: a new filter beyond is RATE_LIMITED, a filter in use is not', async () => {
+    server = await startLiveServer({ env: { AUDIT_LIVE_MAX_FILTERS: '2' } });
+    const live = server;
+    const open = await registered(
+      live,
+      () => [subscribeSse(live.url, { filter: { objectType: 'A' } }), subscribeWs(live.url, { filter: { objectType: 'B' } })],
+      2,
+    );
+    const refused = await ssePost(live.url, { 'x-api-key': API_KEY }, { filter: { objectType: 'C' } });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain('RATE_LIMITED');
+    const sameFilter = await registered(live, () => subscribeWs(live.url, { filter: { objectType: 'B' } }));
+    expect(live.liveAudit.stats().pollers).toHaveLength(2);
+    await Promise.all([...open, sameFilter].map((s) => s.stop()));
+  });
+
   it('holds no subscription for a subscription asked for as plain JSON (answered 406)', async () => {
     server = await startLiveServer({ env: { AUDIT_LIVE_MAX_SUBSCRIPTIONS: '1' } });
     for (let i = 0; i < 3; i++) {

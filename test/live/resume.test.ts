@@ -3,7 +3,7 @@
  * records included, nothing lost or repeated; since replays up to 15 minutes, then goes live.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveServer, subscribeSse, subscribeWs, sleep, type LiveServer } from './live-server.js';
+import { registered, startLiveServer, subscribeSse, subscribeWs, sleep, type LiveServer } from './live-server.js';
 
 let server: LiveServer;
 
@@ -12,22 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function registered<T>(start: () => T): Promise<T> {
-  const before = server.liveAudit.stats().started;
-  const result = start();
-  const deadline = Date.now() + 3000;
-  while (server.liveAudit.stats().started <= before) {
-    if (Date.now() > deadline) throw new Error('subscription not registered');
-    await sleep(5);
-  }
-  return result;
-}
-
 const filter = (objectType: string) => ({ filter: { objectType } });
 
 describe('resumeAfter', () => {
   it('continues on a new connection right after the last record received, missing nothing in between', async () => {
-    const first = await registered(() => subscribeSse(server.url, filter('User')));
+    const first = await registered(server, () => subscribeSse(server.url, filter('User')));
     const start = Date.now();
     const before = server.sim.control.insertEvents(3, { objectType: 'User', timestamp: start + 300 }).map((r) => r.uuid);
     await first.received.until((r) => r.uuids.length >= 3);
@@ -39,7 +28,7 @@ describe('resumeAfter', () => {
     const late = server.sim.control.insertEvents(1, { objectType: 'User', timestamp: start + 100 }).map((r) => r.uuid);
     await sleep(50);
 
-    const second = await registered(() => subscribeWs(server.url, { resumeAfter: token }));
+    const second = await registered(server, () => subscribeWs(server.url, { resumeAfter: token }));
     await second.received.until((r) => r.uuids.length >= 3);
     const after = server.sim.control.insertEvents(2, { objectType: 'User' }).map((r) => r.uuid);
     await second.received.until((r) => r.uuids.length >= 5);
@@ -51,7 +40,7 @@ describe('resumeAfter', () => {
   });
 
   it('resumes from a record in the middle of a poll: the rest of that poll comes next', async () => {
-    const first = await registered(() => subscribeWs(server.url, filter('Application')));
+    const first = await registered(server, () => subscribeWs(server.url, filter('Application')));
     await sleep(20);
     const burst = server.sim.control.insertEvents(5, { objectType: 'Application' });
     await first.received.until((r) => r.uuids.length >= 5);
@@ -59,7 +48,7 @@ describe('resumeAfter', () => {
     const middleToken = first.received.payloads[1]!.data!.auditEventAdded.resumeAfter;
     await first.stop();
 
-    const second = await registered(() => subscribeSse(server.url, { ...filter('Application'), resumeAfter: middleToken }));
+    const second = await registered(server, () => subscribeSse(server.url, { ...filter('Application'), resumeAfter: middleToken }));
     await second.received.until((r) => r.uuids.length >= 3);
     await sleep(200);
     expect(second.received.uuids).toEqual(delivered.slice(2));
@@ -68,7 +57,7 @@ describe('resumeAfter', () => {
   });
 
   it('refuses a malformed token, a token of another filter, and since with resumeAfter', async () => {
-    const first = await registered(() => subscribeSse(server.url, filter('OAuth2Client')));
+    const first = await registered(server, () => subscribeSse(server.url, filter('OAuth2Client')));
     await sleep(20);
     server.sim.control.insertEvents(1, { objectType: 'OAuth2Client' });
     await first.received.until((r) => r.uuids.length >= 1);
@@ -98,7 +87,7 @@ describe('since', () => {
       ...server.sim.control.insertEvents(2, { objectType: 'LOGOUT', timestamp: now - 5 * 60_000 }),
       ...server.sim.control.insertEvents(2, { objectType: 'LOGOUT', timestamp: now - 60_000 }),
     ];
-    const sub = await registered(() =>
+    const sub = await registered(server, () =>
       subscribeWs(server.url, { ...filter('LOGOUT'), since: new Date(now - 6 * 60_000).toISOString() }),
     );
     await sub.received.until((r) => r.uuids.length >= 4);
