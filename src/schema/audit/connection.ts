@@ -59,7 +59,7 @@ export async function resolveAuditConnection(
   info: GraphQLResolveInfo,
 ): Promise<AuditConnectionResult> {
   const request = parsePageRequest(args, requestTime(context));
-  if (request.size === 0) return buildConnection(context, info, request.scope, emptyPage(request));
+  if (request.size === 0) return buildConnection(context, info, request.scope, await emptyPage(context, request));
   const plan = planPage(request);
   if (plan.kind === 'slice' && plan.end - plan.start > FIRST_CHUNK_ROWS && streamsEdges(info)) {
     return streamedConnection(context, request.scope, plan.start, plan.end, (rows) =>
@@ -86,12 +86,20 @@ function requestTime(context: GatewayContext): number {
 }
 
 /**
- * `first: 0` / `last: 0` read nothing upstream: the page info says what the cursors already tell
- * (a `before` cursor names a record that follows, `after` one that precedes).
+ * `first: 0` / `last: 0` never search for the window's end. A `before` cursor names a record that
+ * follows, so nothing is read; otherwise one one-row read (shared by aliases of the same window)
+ * says whether a record sits where the empty page is, which keeps hasNextPage / hasPreviousPage exact.
  */
-function emptyPage(request: PageRequest): PageRows {
-  const start = request.direction === 'backward' && request.hi !== undefined ? request.hi : request.lo;
-  return { start, count: 0, rows: [], first: 0, hasNextPage: request.hi !== undefined };
+async function emptyPage(context: GatewayContext, request: PageRequest): Promise<PageRows> {
+  const empty = { count: 0, rows: [], first: 0 };
+  if (request.hi !== undefined) {
+    return { ...empty, start: request.direction === 'backward' ? request.hi : request.lo, hasNextPage: true };
+  }
+  const rowAtLo = (await readRange(context, request.scope, request.lo, 1)).length > 0;
+  return request.direction === 'forward'
+    ? { ...empty, start: request.lo, hasNextPage: rowAtLo }
+    : // A backward page without `before` sits at the window's end: past the row at `lo`, if any.
+      { ...empty, start: request.lo + (rowAtLo ? 1 : 0), hasNextPage: false };
 }
 
 const inconsistent = (detail: Record<string, unknown>) =>
