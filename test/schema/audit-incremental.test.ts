@@ -190,7 +190,7 @@ function gatedAudit(size: number, unreadable: ReadonlySet<number> = new Set(), f
         } }`,
       }),
     });
-  return { calls, open, stream };
+  return { calls, open, stream, yoga };
 }
 
 const streamedRows = (part: IncrementalPart) =>
@@ -234,6 +234,22 @@ describe('a streamed page read upstream in chunks', { timeout: 30_000 }, () => {
     expect(data.auditEvents.pageInfo.hasNextPage).toBe(false);
     expect(data.auditEvents.totalCount).toBe(1234);
     expect(audit.calls.filter((q) => q.pageSize === 1)).toEqual([]);
+  });
+
+  it('reads in one go when the streamed edges are skipped', async () => {
+    const audit = gatedAudit(5000);
+    audit.open();
+    const response = await audit.yoga.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({
+        query: '{ auditEvents(first: 3000) { edges @stream @include(if: false) { cursor } pageInfo { hasNextPage } } }',
+      }),
+    });
+    const parts: IncrementalPart[] = [];
+    for await (const part of multipartParts(response)) parts.push(part);
+    expect(assemble(parts).data).toEqual({ auditEvents: { pageInfo: { hasNextPage: true } } });
+    expect(audit.calls.filter((q) => q.pageSize > 1).map((q) => [q.startIndex, q.pageSize])).toEqual([[0, 3001]]);
   });
 
   it('ends with an error, not a crash, when a later chunk cannot be read', async () => {
