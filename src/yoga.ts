@@ -13,6 +13,7 @@ import { exampleOperations } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
+import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
@@ -116,6 +117,7 @@ export function createGateway({ config, upstreams, log, metrics, tracing, isRead
     useJitForAuditPages(),
     // @defer/@stream over multipart/mixed and SSE (text/event-stream), per the client's Accept.
     useDeferStream(),
+    useIncrementalErrorMasking(maskError),
   ];
 
   return createYoga<ServerContext, GatewayContext>({

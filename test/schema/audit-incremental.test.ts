@@ -100,6 +100,19 @@ describe('@stream and @defer on auditEvents', { timeout: 30_000 }, () => {
     expect(assemble(events).data.auditEvents.edges).toHaveLength(30);
   });
 
+  it('masks errors in later parts as in single results: contract code, plain message', async () => {
+    const query = `{ auditEvents(first: 2) { edges { cursor } } ... @defer { updateSessionFiles(updateSessionId: "no-such-session") { name } } }`;
+    const parts: IncrementalPart[] = [];
+    for await (const part of multipartParts(await post(query, {}, 'multipart/mixed'))) parts.push(part);
+    const { data, errors } = assemble(parts);
+    expect(data.auditEvents.edges).toHaveLength(2);
+    expect(data.updateSessionFiles).toBeNull();
+    expect(errors).toEqual([
+      expect.objectContaining({ path: ['updateSessionFiles'], extensions: { code: 'NOT_FOUND' } }),
+    ]);
+    expect(JSON.stringify(errors)).not.toMatch(/http|127\.0\.0\.1|stack/i);
+  });
+
   it('keeps the row budget: too many rows are refused before any upstream call', async () => {
     gw.sim.control.resetCounters();
     const query = `{ a: auditEvents(first: 5000) { edges @stream { cursor } } b: auditEvents(first: 5000) { edges @stream { cursor } } c: auditEvents(first: 10) { edges { cursor } } }`;
