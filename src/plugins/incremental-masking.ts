@@ -2,9 +2,13 @@
  * Error masking for the later parts of an incremental (@defer/@stream) result. Yoga's masking
  * maps a result's top-level `errors` only; errors of deferred fragments and streamed items travel
  * in `incremental[].errors` and would leave unmasked: without their contract code, and with the
- * message of whatever was thrown. This applies the same maskError to them.
+ * message of whatever was thrown. This applies the same maskError to them, and logs them with
+ * their detail as the single-result error log does.
  */
+import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
 
 type MaskError = (error: unknown, message: string) => Error;
 
@@ -16,13 +20,15 @@ interface IncrementalItem {
 
 export function useIncrementalErrorMasking(maskError: MaskError): Plugin {
   return {
-    onExecute: () => ({
+    onExecute: ({ args }) => ({
       onExecuteDone: ({ result }) => {
         if (!isAsyncIterable(result)) return;
         return {
           onNext: ({ result: part, setResult }) => {
             const incremental = 'incremental' in part ? (part.incremental as readonly IncrementalItem[] | undefined) : undefined;
             if (!incremental?.some((item) => item.errors?.length)) return;
+            const log = (args.contextValue as { log?: Logger }).log;
+            if (log) for (const item of incremental) for (const error of item.errors ?? []) logError(log, error);
             const masked = incremental.map((item) =>
               item.errors?.length ? { ...item, errors: item.errors.map((error) => maskError(error, MASKED_MESSAGE)) } : item,
             );
@@ -32,4 +38,14 @@ export function useIncrementalErrorMasking(maskError: MaskError): Plugin {
       },
     }),
   };
+}
+
+function logError(log: Logger, error: unknown): void {
+  if (!(error instanceof GraphQLError)) return;
+  const original = error.originalError;
+  if (original instanceof GatewayError) {
+    log.warn({ code: original.code, path: error.path, detail: original.detail }, original.message);
+  } else if (original) {
+    log.error({ err: original, path: error.path }, 'unexpected resolver error');
+  }
 }

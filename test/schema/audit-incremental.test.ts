@@ -111,6 +111,8 @@ describe('@stream and @defer on auditEvents', { timeout: 30_000 }, () => {
       expect.objectContaining({ path: ['updateSessionFiles'], extensions: { code: 'NOT_FOUND' } }),
     ]);
     expect(JSON.stringify(errors)).not.toMatch(/http|127\.0\.0\.1|stack/i);
+    // The log has it, with its path, as for errors of single results.
+    expect(gw.logs()).toContainEqual(expect.objectContaining({ code: 'NOT_FOUND', path: ['updateSessionFiles'] }));
   });
 
   it('keeps the row budget: too many rows are refused before any upstream call', async () => {
