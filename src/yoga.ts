@@ -13,6 +13,7 @@ import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
+import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
 import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
@@ -164,6 +165,7 @@ export function createGateway({
     useJitForAuditPages(),
     // @defer/@stream over multipart/mixed and SSE (text/event-stream), per the client's Accept.
     useDeferStream(),
+    useIncrementalErrorMasking(maskError, loggedErrors),
     useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.

@@ -33,26 +33,29 @@ function originalOf(error: unknown): unknown {
   return current;
 }
 
-/** Logs each field error once, with its log-only detail and the request id. */
+/** Logs one field error once, with its log-only detail, at the level it deserves. */
+export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors): void {
+  const original = originalOf(error);
+  if (!(original instanceof Error) || original === error || logged.has(original)) return;
+  logged.add(original);
+  const path = error instanceof GraphQLError ? error.path : undefined;
+  if (original instanceof GatewayError) {
+    // A failed upstream call (its detail names the route) was logged by the call itself.
+    const loggedByCall = original.detail !== undefined && 'route' in original.detail;
+    const level = loggedByCall ? 'debug' : CALLER_MISTAKES.has(original.code) ? 'info' : 'warn';
+    log[level]({ code: original.code, path, detail: original.detail }, original.message);
+  } else {
+    log.error({ err: original, path }, 'unexpected resolver error');
+  }
+}
+
+/** Logs each field error of a single result once, with its log-only detail and the request id. */
 export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
   return {
     onExecute: () => ({
       onExecuteDone: ({ args, result }) => {
         if (!('errors' in result) || !result.errors) return;
-        for (const error of result.errors) {
-          const original = originalOf(error);
-          if (!(original instanceof Error) || original === error || logged.has(original)) continue;
-          logged.add(original);
-          const log = args.contextValue.log;
-          if (original instanceof GatewayError) {
-            // A failed upstream call (its detail names the route) was logged by the call itself.
-            const loggedByCall = original.detail !== undefined && 'route' in original.detail;
-            const level = loggedByCall ? 'debug' : CALLER_MISTAKES.has(original.code) ? 'info' : 'warn';
-            log[level]({ code: original.code, path: error.path, detail: original.detail }, original.message);
-          } else {
-            log.error({ err: original, path: error.path }, 'unexpected resolver error');
-          }
-        }
+        for (const error of result.errors) logFieldError(args.contextValue.log, error, logged);
       },
     }),
   };

@@ -5,6 +5,9 @@
  * requests send the hash alone and run. Raw protocol checks cover what the link never sends.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +72,31 @@ describe('automatic persisted queries', () => {
     expect(mismatch.errors[0].extensions.code).toBe('PERSISTED_QUERY_MISMATCH');
     const lookup = (await (await post({ extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } })).json()) as any;
     expect(lookup.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+});
+
+describe('with a persisted-operations file', () => {
+  it('registers nothing: only the listed operations run by hash', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'operations.json');
+    const listed = '{ auditEvents(first: 1) { edges { cursor } } }';
+    writeFileSync(file, JSON.stringify({ [sha256(listed)]: listed }));
+    const strict = await startTestGateway({ env: { PERSISTED_OPERATIONS_FILE: file, PERSISTED_OPERATIONS_ONLY: 'true' } });
+    try {
+      const send = (body: unknown) =>
+        strict
+          .fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+          .then((response) => response.json() as Promise<any>);
+      const other = '{ auditEvents(first: 2) { edges { cursor } } }';
+      const persistedQuery = { version: 1, sha256Hash: sha256(other) };
+      expect((await send({ extensions: { persistedQuery } })).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      // The retry an APQ client makes is refused, and registers nothing.
+      expect((await send({ query: other, extensions: { persistedQuery } })).errors[0].extensions.code).toBe('PERSISTED_QUERY_ONLY');
+      expect((await send({ extensions: { persistedQuery } })).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      const known = await send({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(listed) } } });
+      expect(known.data.auditEvents.edges).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
   });
 });
 

@@ -100,6 +100,21 @@ describe('@stream and @defer on auditEvents', { timeout: 30_000 }, () => {
     expect(assemble(events).data.auditEvents.edges).toHaveLength(30);
   });
 
+  it('masks errors in later parts as in single results: contract code, plain message', async () => {
+    const query = `{ auditEvents(first: 2) { edges { cursor } } ... @defer { updateSessionFiles(updateSessionId: "no-such-session") { name } } }`;
+    const parts: IncrementalPart[] = [];
+    for await (const part of multipartParts(await post(query, {}, 'multipart/mixed'))) parts.push(part);
+    const { data, errors } = assemble(parts);
+    expect(data.auditEvents.edges).toHaveLength(2);
+    expect(data.updateSessionFiles).toBeNull();
+    expect(errors).toEqual([
+      expect.objectContaining({ path: ['updateSessionFiles'], extensions: { code: 'NOT_FOUND' } }),
+    ]);
+    expect(JSON.stringify(errors)).not.toMatch(/http|127\.0\.0\.1|stack/i);
+    // The log has it, with its path, as for errors of single results.
+    expect(gw.logs()).toContainEqual(expect.objectContaining({ code: 'NOT_FOUND', path: ['updateSessionFiles'] }));
+  });
+
   it('keeps the row budget: too many rows are refused before any upstream call', async () => {
     gw.sim.control.resetCounters();
     const query = `{ a: auditEvents(first: 5000) { edges @stream { cursor } } b: auditEvents(first: 5000) { edges @stream { cursor } } c: auditEvents(first: 10) { edges { cursor } } }`;
@@ -190,7 +205,7 @@ function gatedAudit(size: number, unreadable: ReadonlySet<number> = new Set(), f
         } }`,
       }),
     });
-  return { calls, open, stream };
+  return { calls, open, stream, yoga };
 }
 
 const streamedRows = (part: IncrementalPart) =>
@@ -234,6 +249,22 @@ describe('a streamed page read upstream in chunks', { timeout: 30_000 }, () => {
     expect(data.auditEvents.pageInfo.hasNextPage).toBe(false);
     expect(data.auditEvents.totalCount).toBe(1234);
     expect(audit.calls.filter((q) => q.pageSize === 1)).toEqual([]);
+  });
+
+  it('reads in one go when the streamed edges are skipped', async () => {
+    const audit = gatedAudit(5000);
+    audit.open();
+    const response = await audit.yoga.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({
+        query: '{ auditEvents(first: 3000) { edges @stream @include(if: false) { cursor } pageInfo { hasNextPage } } }',
+      }),
+    });
+    const parts: IncrementalPart[] = [];
+    for await (const part of multipartParts(response)) parts.push(part);
+    expect(assemble(parts).data).toEqual({ auditEvents: { pageInfo: { hasNextPage: true } } });
+    expect(audit.calls.filter((q) => q.pageSize > 1).map((q) => [q.startIndex, q.pageSize])).toEqual([[0, 3001]]);
   });
 
   it('ends with an error, not a crash, when a later chunk cannot be read', async () => {

@@ -4,7 +4,15 @@
  * answers first, and each chunk's edges leave as soon as it and the ones before it have arrived.
  * pageInfo and totalCount settle once the last chunk is in (clients put them in a @defer fragment).
  */
-import { getDirectiveValues, Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import {
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type GraphQLResolveInfo,
+  type SelectionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
 import type { AuditRowResult } from '../../upstream/types.js';
@@ -20,11 +28,15 @@ export const FIRST_CHUNK_ROWS = 100;
 /** Rows of every later chunk. */
 const CHUNK_ROWS = 1000;
 
-/** Whether this auditEvents field selects `edges` with an active @stream. */
+/** Whether this auditEvents field selects `edges` with an active @stream (and not @skip-ped away). */
 export function streamsEdges(info: GraphQLResolveInfo): boolean {
   const seen = new Set<string>();
+  const included = (node: SelectionNode) =>
+    getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.['if'] !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.['if'] !== false;
   const visit = (selectionSet: SelectionSetNode | undefined): boolean =>
     (selectionSet?.selections ?? []).some((selection) => {
+      if (!included(selection)) return false;
       if (selection.kind === Kind.FIELD) {
         if (selection.name.value !== 'edges') return false;
         const stream = getDirectiveValues(streamDirective, selection, info.variableValues);
@@ -101,20 +113,24 @@ export function streamedConnection(
         if (rows.length > chunk.size) hasNextPage = true;
         else if (chunk.from + chunk.size === end) windowSize = end;
       }
+      const last = start + count - 1;
+      settle({
+        pageInfo: {
+          hasNextPage,
+          hasPreviousPage: start > 0,
+          startCursor: count > 0 ? cursorAt(start) : null,
+          endCursor: count > 0 ? cursorAt(last) : null,
+        },
+        size: windowSize === undefined ? { unknown: true } : { exact: windowSize },
+      });
     } catch (error) {
       fail(error);
       throw error;
+    } finally {
+      // Stopped early (the client went away): whatever waits for pageInfo stops waiting too.
+      // After settle or fail this changes nothing.
+      fail(new Error('The streamed page was not read to its end.'));
     }
-    const last = start + count - 1;
-    settle({
-      pageInfo: {
-        hasNextPage,
-        hasPreviousPage: start > 0,
-        startCursor: count > 0 ? cursorAt(start) : null,
-        endCursor: count > 0 ? cursorAt(last) : null,
-      },
-      size: windowSize === undefined ? { unknown: true } : { exact: windowSize },
-    });
   }
 
   const pageInfo = done.then((outcome) => outcome.pageInfo);
