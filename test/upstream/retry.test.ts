@@ -26,6 +26,7 @@ describe('retry policy', () => {
     expect(retryAfterMs(undefined, now)).toBeUndefined();
     expect(retryAfterMs('soon', now)).toBeUndefined();
     expect(retryAfterMs([' 4 ', '9'], now)).toBe(4000);
+    expect(retryAfterMs('120', now)).toBe(120_000);
     expect(retryAfterMs('', now)).toBeUndefined();
     expect(retryAfterMs('  ', now)).toBeUndefined();
   });

@@ -2,6 +2,7 @@
  * The token requests as the identity service receives them, and when the shared token is renewed:
  * exact form bodies, the refresh token in use, background renewal and its pause, expiry.
  */
+import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_CLIENT } from '../../src/simulator/index.js';
 import { manualClock } from '../helpers/simulator-client.js';
@@ -22,11 +23,11 @@ const LIFETIME_MS = 10_799_000;
 /** 10 % of the lifetime before expiry. */
 const RENEW_AT_MS = LIFETIME_MS - 1_079_900;
 
-async function start(options: { scope?: string; lifetimeSeconds?: number } = {}) {
+async function start(options: { scope?: string; lifetimeSeconds?: number; interceptors?: Dispatcher.DispatcherComposeInterceptor[] } = {}) {
   const clock = manualClock(T0);
   const h = await startUpstreamHarness({
     env: { IDENTITY_TOKEN_SCOPE: options.scope },
-    upstream: { now: clock.now },
+    upstream: { now: clock.now, interceptors: options.interceptors },
   });
   if (options.lifetimeSeconds !== undefined) h.sim.control.setTokenLifetime(options.lifetimeSeconds);
   harness = h;
@@ -37,6 +38,24 @@ async function start(options: { scope?: string; lifetimeSeconds?: number } = {})
   const failNextToken = (status: number) => h.sim.control.failNext(1, status, { route: 'token' });
   return { h, at, audit, tokenRequests, grants, failNextToken };
 }
+
+/** Token answers to refresh grants lose their refresh_token, as from a server that does not rotate them. */
+const withoutRotation: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  if (!String(opts.body ?? '').includes('grant_type=refresh_token')) return dispatch(opts, handler);
+  const chunks: Buffer[] = [];
+  return dispatch(opts, {
+    onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+    onResponseStart: (controller, status, headers, message) => handler.onResponseStart?.(controller, status, headers, message),
+    onResponseData: (_controller, chunk) => void chunks.push(chunk),
+    onResponseEnd: (controller, trailers) => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
+      delete body.refresh_token;
+      handler.onResponseData?.(controller, Buffer.from(JSON.stringify(body)));
+      handler.onResponseEnd?.(controller, trailers);
+    },
+    onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+  });
+};
 
 const basicFingerprint = (h: UpstreamHarness) =>
   `Basic ${h.sim.wire.fingerprint(Buffer.from(`${DEMO_CLIENT.id}:${DEMO_CLIENT.secret}`).toString('base64'))}`;
@@ -102,6 +121,20 @@ describe('token requests on the wire', { timeout: 10_000 }, () => {
     expect(tokenRequests().map((r) => r.status)).toEqual([200, 200, 200]);
     const dataTokens = h.sim.wire.requests('audit').map((r) => r.headers.authorization);
     expect(dataTokens).toEqual(answers.map((a) => `Bearer ${h.sim.wire.fingerprint(a.access_token)}`));
+  });
+});
+
+describe('refresh tokens that do not rotate', { timeout: 10_000 }, () => {
+  it('keeps the refresh token it has when a refresh answer carries none', async () => {
+    const { h, at, audit, tokenRequests, grants } = await start({ interceptors: [withoutRotation] });
+    await audit();
+    at(LIFETIME_MS);
+    await audit();
+    at(2 * LIFETIME_MS);
+    await audit().catch(() => undefined);
+    const original = h.sim.wire.fingerprint(h.tokenAnswers()[0]!.refresh_token!);
+    expect(grants().slice(0, 3)).toEqual(['client_credentials', 'refresh_token', 'refresh_token']);
+    expect(tokenRequests().slice(1, 3).map((r) => r.form!.refresh_token)).toEqual([original, original]);
   });
 });
 
