@@ -154,6 +154,8 @@ export interface Config {
     | undefined;
   /** Browser origins allowed by CORS; empty: no cross-origin access. */
   readonly corsOrigins: readonly string[];
+  /** Any http://localhost / 127.0.0.1 / [::1] origin may call (demo mode without CORS_ORIGINS). */
+  readonly corsLoopbackOrigins: boolean;
   /** Who may introspect: everyone, callers with a key or JWT (not anonymous ones), or nobody. */
   readonly introspection: 'all' | 'authenticated' | 'off';
   readonly persistedOperations: { readonly file: string; readonly only: boolean } | undefined;
@@ -279,6 +281,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         })
       : undefined,
     corsOrigins: Object.freeze([...env.CORS_ORIGINS]),
+    // A local front end (a dev server on another port) can try the demo without configuration.
+    corsLoopbackOrigins: mode === 'demo' && env.CORS_ORIGINS.length === 0,
     introspection: introspectionFor(env.GRAPHQL_INTROSPECTION, mode),
     persistedOperations: env.PERSISTED_OPERATIONS_FILE
       ? Object.freeze({ file: env.PERSISTED_OPERATIONS_FILE, only: env.PERSISTED_OPERATIONS_ONLY })

@@ -113,13 +113,15 @@ const CORS_ALLOWED_HEADERS = [
   'apollographql-client-version',
 ];
 
+const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
 /** Listed origins only: any other origin (and `Origin: null`) gets no CORS header at all. */
-function corsFor(origins: readonly string[]) {
-  if (origins.length === 0) return false as const;
+function corsFor(origins: readonly string[], loopback: boolean) {
+  if (origins.length === 0 && !loopback) return false as const;
   const allowed = new Set(origins);
   return (request: Request) => {
     const origin = request.headers.get('origin');
-    if (origin === null || origin === 'null' || !allowed.has(origin)) return false as const;
+    if (origin === null || !(allowed.has(origin) || (loopback && LOOPBACK_ORIGIN.test(origin)))) return false as const;
     return { origin, credentials: true, allowedHeaders: CORS_ALLOWED_HEADERS, exposedHeaders: ['x-request-id'] };
   };
 }
@@ -179,7 +181,7 @@ export function createGateway({
     landingPage: false,
     logging: yogaLogger(log, loggedErrors),
     maskedErrors: { maskError },
-    cors: corsFor(config.corsOrigins),
+    cors: corsFor(config.corsOrigins, config.corsLoopbackOrigins),
     // Served by useGraphiQL: a small page and cacheable, pre-compressed assets.
     graphiql: false,
     context: ({ request }) =>

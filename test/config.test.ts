@@ -19,6 +19,15 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('configuration', () => {
+  it('lets local front ends call the demo, and only the listed origins once CORS_ORIGINS is set or upstreams are real', () => {
+    expect(loadConfig({}).corsLoopbackOrigins).toBe(true);
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com' })).toMatchObject({
+      corsLoopbackOrigins: false,
+      corsOrigins: ['https://app.example.com'],
+    });
+    expect(loadConfig({ IDENTITY_BASE_URL: 'http://id.example', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's', GATEWAY_API_KEYS: 'k' }).corsLoopbackOrigins).toBe(false);
+  });
+
   it('runs in demo mode with defaults when no upstream URL is set', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

@@ -42,17 +42,22 @@ export async function startTestGateway(
   options: {
     simulator?: SimulatorOptions;
     env?: Record<string, string>;
+    /** Settings the environment of a test gateway cannot give (those of demo mode). */
+    config?: Partial<Config>;
     gateway?: Pick<GatewayOptions, 'tracing' | 'isReady'>;
     upstream?: Pick<UpstreamOptions, 'interceptors'>;
   } = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator(options.simulator);
-  const config = loadConfig({
-    ...simulatorEnv(sim),
-    GATEWAY_ALLOW_ANONYMOUS: 'true',
-    LOG_LEVEL: 'debug',
-    ...options.env,
-  });
+  const config: Config = {
+    ...loadConfig({
+      ...simulatorEnv(sim),
+      GATEWAY_ALLOW_ANONYMOUS: 'true',
+      LOG_LEVEL: 'debug',
+      ...options.env,
+    }),
+    ...options.config,
+  };
   const memory = new MemoryLog();
   const tracing = options.gateway?.tracing;
   const log = createLogger({ level: config.logLevel, destination: memory, traceIds: !!tracing });

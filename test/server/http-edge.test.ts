@@ -90,6 +90,35 @@ describe('CORS with several origins', () => {
   );
 });
 
+describe('CORS in demo mode, without CORS_ORIGINS', () => {
+  let demo: TestGateway;
+  beforeAll(async () => {
+    demo = await startTestGateway({ config: { corsLoopbackOrigins: true } });
+  });
+  afterAll(() => demo.close());
+  const preflight = (origin: string) =>
+    demo.fetch('/graphql', {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+
+  it.each(['http://localhost:5173', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'http://localhost'])(
+    'lets a page served from %s call the gateway',
+    async (origin) => {
+      const response = await preflight(origin);
+      expect(response.status).toBeLessThan(300);
+      expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    },
+  );
+
+  it.each(['http://localhost.evil.net', 'https://localhost:5173', 'http://192.168.1.5:5173', 'null'])(
+    'gives %s no access-control-allow-origin',
+    async (origin) => {
+      expect((await preflight(origin)).headers.get('access-control-allow-origin')).toBeNull();
+    },
+  );
+});
+
 describe('edges of HTTP', () => {
   it('answers / with a pointer to /graphql', async () => {
     const text = await gateway.fetch('/');
