@@ -5,7 +5,7 @@ import type { GatewayContext } from '../../context.js';
 import { ErrorCode, UpstreamError } from '../../errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult } from '../../upstream/types.js';
-import { reportRowErrors } from '../audit-row-errors.js';
+import { reportRowErrors } from '../../plugins/audit-row-errors.js';
 import { cursorEncoder } from './cursor.js';
 import { parsePageRequest, type AuditConnectionArgs, type PageRequest } from './page-request.js';
 import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
