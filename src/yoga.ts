@@ -15,7 +15,7 @@ import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
 import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
-import { useBodyLimit, useOperationLimits } from './plugins/limits.js';
+import { useBodyLimit, useOperationLimits } from './plugins/operation-limits.js';
 import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
@@ -25,7 +25,7 @@ import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
-import { useRowErrors } from './schema/audit-row-errors.js';
+import { useRowErrors } from './plugins/audit-row-errors.js';
 import { schema } from './schema/index.js';
 import type { Upstreams } from './upstream/types.js';
 

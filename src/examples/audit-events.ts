@@ -1,5 +1,5 @@
 /** Ready-to-run auditEvents operations (GraphiQL tabs, README, and a test runs each one). */
-import type { ExampleOperation } from './index.js';
+import type { ExampleOperation } from './example-operation.js';
 
 export const auditEventExamples: readonly ExampleOperation[] = [
   {

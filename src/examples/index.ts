@@ -1,15 +1,10 @@
 /** Ready-to-run operations: GraphiQL opens on them and the README shows them. Tests run every one. */
 import { auditEventExamples } from './audit-events.js';
 import { liveAuditExamples } from './live-audit.js';
+import type { ExampleOperation } from './example-operation.js';
 import { updateSessionExamples, type ExampleSessionIds } from './update-sessions.js';
 
-export type { ExampleSessionIds };
-
-export interface ExampleOperation {
-  readonly name: string;
-  readonly query: string;
-  readonly variables?: Record<string, unknown>;
-}
+export type { ExampleOperation, ExampleSessionIds };
 
 /** The examples are indented template literals; the editor should show them flush left. */
 function dedent(text: string): string {

@@ -1,5 +1,5 @@
 /** Ready-to-run live audit subscription (a GraphiQL tab; a test runs it over SSE). */
-import type { ExampleOperation } from './index.js';
+import type { ExampleOperation } from './example-operation.js';
 
 export const liveAuditExamples: readonly ExampleOperation[] = [
   {

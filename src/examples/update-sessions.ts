@@ -1,5 +1,5 @@
 /** Example operations for update sessions. */
-import type { ExampleOperation } from './index.js';
+import type { ExampleOperation } from './example-operation.js';
 
 /** Sessions to open the examples on: one with files of every kind, one whose files are all ready. */
 export interface ExampleSessionIds {

@@ -10,7 +10,7 @@ import type {
   NestedMessage,
 } from '../upstream/content-library/schemas.js';
 import { builder } from './builder.js';
-import { upstreamDateTime, upstreamInt32, upstreamSafeInt } from './update-session-values.js';
+import { upstreamDateTime, upstreamInt32, upstreamSafeInt } from './update-sessions/values.js';
 
 const NestedLocalizableMessageRef = builder.objectRef<NestedMessage>('NestedLocalizableMessage');
 const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam');

@@ -7,8 +7,8 @@
 import type { GatewayContext } from '../context.js';
 import type { FileInfo } from '../upstream/content-library/schemas.js';
 import { builder } from './builder.js';
-import { UpdateSessionFileRef } from './update-session-file.js';
-import { requireSessionId } from './update-session-values.js';
+import { UpdateSessionFileRef } from './update-sessions/file-types.js';
+import { requireSessionId } from './update-sessions/values.js';
 
 interface UpdateSession {
   readonly id: string;

@@ -17,3 +17,23 @@ export interface CredentialSource {
 export function basicAuthorization(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
 }
+
+/**
+ * One credential request in flight at a time: callers meanwhile wait for that same request and
+ * share its outcome, a failure included; once it settles, the next caller starts a new one.
+ */
+export class SingleFlight<T> {
+  #inflight: Promise<T> | undefined;
+
+  get inFlight(): boolean {
+    return this.#inflight !== undefined;
+  }
+
+  /** Joins the request under way, or starts one with `start`. */
+  join(start: () => Promise<T>): Promise<T> {
+    this.#inflight ??= start().finally(() => {
+      this.#inflight = undefined;
+    });
+    return this.#inflight;
+  }
+}

@@ -89,7 +89,7 @@ describe('an unreadable row', () => {
     // A new connection: the other rows of the page come back, the bad one is an error entry.
     const fresh = await gw.execute(UUID_PAGE_QUERY, { first: 10, filter: window });
     expect(uuidsOf(fresh.data!.auditEvents)).toEqual(without3(truth, 0, 10));
-    // Needs useRowErrors() (src/schema/audit-row-errors.ts) registered in src/yoga.ts.
+    // Needs useRowErrors() (src/plugins/audit-row-errors.ts) registered in src/yoga.ts.
     expect(fresh.errors, 'row errors reach the response: is useRowErrors() registered in src/yoga.ts?').toEqual([rowError]);
 
     // Within the first connection: same cursors as before the corruption, minus the bad row's.

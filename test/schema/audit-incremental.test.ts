@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayContext } from '../../src/context.js';
 import { createLoaders } from '../../src/loaders.js';
 import { FIRST_CHUNK_ROWS } from '../../src/schema/audit/streamed-page.js';
-import { useRowErrors } from '../../src/schema/audit-row-errors.js';
+import { useRowErrors } from '../../src/plugins/audit-row-errors.js';
 import { schema } from '../../src/schema/index.js';
 import { UpstreamError } from '../../src/errors.js';
 import type { AuditReportQuery, IdentityApi } from '../../src/upstream/types.js';

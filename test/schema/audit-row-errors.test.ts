@@ -4,7 +4,7 @@
  */
 import { createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useRowErrors } from '../../src/schema/audit-row-errors.js';
+import { useRowErrors } from '../../src/plugins/audit-row-errors.js';
 import { schema } from '../../src/schema/index.js';
 import { fakeAudit } from '../helpers/audit-fake-upstream.js';
 

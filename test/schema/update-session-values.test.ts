@@ -9,7 +9,7 @@ import {
   upstreamInt32,
   upstreamSafeInt,
   uriScheme,
-} from '../../src/schema/update-session-values.js';
+} from '../../src/schema/update-sessions/values.js';
 
 /** An UpstreamError UPSTREAM_INVALID_RESPONSE, with more fields when given. */
 const invalidResponse = (fields: Record<string, unknown> = {}) =>

@@ -4,7 +4,7 @@
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it, vi } from 'vitest';
-import { useAuditRowLimits } from '../../src/plugins/audit-rows.js';
+import { useAuditRowLimits } from '../../src/plugins/audit-row-budget.js';
 
 interface Response {
   data?: any;

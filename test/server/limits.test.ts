@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationLimits } from '../../src/plugins/limits.js';
+import { operationLimits } from '../../src/plugins/operation-limits.js';
 import { SESSION_IDS } from '../../src/simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

@@ -1,6 +1,6 @@
 /** The audit report: query sent as given, envelope validated, records read row by row. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAuditRows } from '../../src/upstream/identity/audit-rows.js';
+import { readAuditRows } from '../../src/upstream/identity/audit-row-parsing.js';
 import { findLeakedSecrets, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness;

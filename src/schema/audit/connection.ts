@@ -1,11 +1,12 @@
 /** Resolves Query.auditEvents: arguments -> plan -> upstream reads -> edges and exact pageInfo. */
+import { createContextCache } from '@pothos/core';
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
 import { ErrorCode, UpstreamError } from '../../errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult } from '../../upstream/types.js';
-import { reportRowErrors } from '../audit-row-errors.js';
+import { reportRowErrors } from '../../plugins/audit-row-errors.js';
 import { cursorEncoder } from './cursor.js';
 import { parsePageRequest, type AuditConnectionArgs, type PageRequest } from './page-request.js';
 import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
@@ -70,20 +71,11 @@ export async function resolveAuditConnection(
   return buildConnection(context, info, request.scope, page);
 }
 
-const requestTimes = new WeakMap<object, number>();
-
 /**
  * One "now" per GraphQL request: first pages of several aliases pin the same window, so their
  * identical upstream calls are made once (the loader dedupes by query).
  */
-function requestTime(context: GatewayContext): number {
-  let now = requestTimes.get(context);
-  if (now === undefined) {
-    now = Date.now();
-    requestTimes.set(context, now);
-  }
-  return now;
-}
+const requestTime = createContextCache((_context: GatewayContext) => Date.now());
 
 /**
  * `first: 0` / `last: 0` never search for the window's end. A `before` cursor names a record that

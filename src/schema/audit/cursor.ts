@@ -10,7 +10,7 @@
  */
 import { BadUserInputError } from '../../errors.js';
 import { UPSTREAM_ACTIONS, type UpstreamAction } from './actions.js';
-import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './limits.js';
+import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './paging-limits.js';
 import type { AuditScope } from './scope.js';
 
 const CURSOR_VERSION = 2;

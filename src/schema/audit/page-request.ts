@@ -5,7 +5,7 @@
 import { BadUserInputError } from '../../errors.js';
 import type { UpstreamAction } from './actions.js';
 import { decodeCursor, type AuditCursor } from './cursor.js';
-import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_MS, MAX_OBJECT_TYPE_LENGTH, MAX_PAGE_SIZE } from './limits.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_MS, MAX_OBJECT_TYPE_LENGTH, MAX_PAGE_SIZE } from './paging-limits.js';
 import { sameScope, type AuditScope } from './scope.js';
 
 export interface AuditFilterInput {

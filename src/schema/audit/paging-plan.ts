@@ -5,7 +5,7 @@
  * newest record of the window). hasNextPage is whether a record exists at `end`, learned for free
  * by reading one row more in the same (parallel) upstream calls.
  */
-import { MAX_PAGE_SIZE } from './limits.js';
+import { MAX_PAGE_SIZE } from './paging-limits.js';
 import type { PageRequest } from './page-request.js';
 
 export type PagePlan =

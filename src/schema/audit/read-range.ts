@@ -5,7 +5,7 @@
  */
 import type { GatewayContext } from '../../context.js';
 import type { AuditRowResult } from '../../upstream/types.js';
-import { UPSTREAM_MAX_PAGE_SIZE } from './limits.js';
+import { UPSTREAM_MAX_PAGE_SIZE } from './paging-limits.js';
 import { reportQuery, type AuditScope } from './scope.js';
 import type { ProbeRound } from './window-end.js';
 

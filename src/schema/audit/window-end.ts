@@ -12,7 +12,7 @@
  * O(log n). E.g. 24,000 rows, slack 50: 2 gallop + 4 narrowing rounds, 24 one-row probes.
  */
 import { UpstreamError } from '../../errors.js';
-import { MAX_OFFSET } from './limits.js';
+import { MAX_OFFSET } from './paging-limits.js';
 
 const PROBES_PER_ROUND = 4;
 const GALLOP_BASE = 8;

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { UpstreamError } from '../../errors.js';
-import { basicAuthorization, type CredentialLease, type CredentialSource } from '../credentials.js';
+import { basicAuthorization, SingleFlight, type CredentialLease, type CredentialSource } from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
 import { emit, type UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
@@ -32,7 +32,7 @@ interface Session {
 export class SessionManager implements CredentialSource {
   readonly #options: SessionManagerOptions;
   #current: Session | undefined;
-  #inflight: Promise<Session> | undefined;
+  readonly #login = new SingleFlight<Session>();
   #stats = { logins: 0, failures: 0 };
 
   constructor(options: SessionManagerOptions) {
@@ -44,20 +44,13 @@ export class SessionManager implements CredentialSource {
   }
 
   async acquire(deadline: Deadline, log: Logger): Promise<CredentialLease> {
-    const session = this.#current ?? (await untilAborted(this.#login(log), deadline.signal));
+    const session = this.#current ?? (await untilAborted(this.#login.join(() => this.#create(log)), deadline.signal));
     return {
       headers: { [SESSION_HEADER]: session.id },
       invalidate: () => {
         if (this.#current === session) this.#current = undefined;
       },
     };
-  }
-
-  #login(log: Logger): Promise<Session> {
-    this.#inflight ??= this.#create(log).finally(() => {
-      this.#inflight = undefined;
-    });
-    return this.#inflight;
   }
 
   async #create(log: Logger): Promise<Session> {

@@ -10,9 +10,9 @@
  * - Bounded in bytes: an entry weighs the byte length of the upstream body it was read from (the
  *   parsed page takes the same order of heap); least recently used pages are evicted first, a page
  *   larger than the whole bound is not kept.
- * - Single flight: concurrent misses of one key share one upstream call, detached from the
- *   callers' signals (bounded by the call's own deadline), so one caller going away does not fail
- *   the others; each caller stops waiting on its own signal.
+ * - Single flight (lru-cache's fetch): concurrent misses of one key share one upstream call,
+ *   detached from the callers' signals (bounded by the call's own deadline), so one caller going
+ *   away does not fail the others; each caller stops waiting on its own signal.
  * - Errors are never kept, nor pages with unreadable rows: an upstream that sends a broken record
  *   is often mid-repair, and a kept page would repeat the breakage long after it is fixed.
  *
@@ -63,9 +63,22 @@ export interface AuditPageOwner {
 
 type Fetch = (call: CallOptions) => Promise<MeasuredAuditPage>;
 
+/** What a miss needs to make the upstream call; joiners of that call bring none. */
+interface PageFetch {
+  readonly fetch: Fetch;
+  readonly call: CallOptions;
+}
+
+/**
+ * A page with unreadable rows, carried to every waiter as a rejection of the shared call: a
+ * rejected fetch is the one outcome lru-cache does not keep.
+ */
+class UnkeptPage {
+  constructor(readonly measured: MeasuredAuditPage) {}
+}
+
 export class AuditPageCache {
-  readonly #lru: LRUCache<string, MeasuredAuditPage>;
-  readonly #inflight = new Map<string, Promise<MeasuredAuditPage>>();
+  readonly #lru: LRUCache<string, MeasuredAuditPage, PageFetch>;
   readonly #options: AuditPageCacheOptions;
   readonly #now: () => number;
   readonly #counts = { hits: 0, misses: 0, bypasses: 0, evictions: 0 };
@@ -73,13 +86,21 @@ export class AuditPageCache {
   constructor(options: AuditPageCacheOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#lru = new LRUCache<string, MeasuredAuditPage>({
+    this.#lru = new LRUCache<string, MeasuredAuditPage, PageFetch>({
       maxSize: options.maxBytes,
       sizeCalculation: (entry) => Math.max(1, entry.bodyBytes),
       ttl: options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS,
       ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
       dispose: (_entry, _key, reason) => {
         if (reason === 'evict') this.#counts.evictions++;
+      },
+      // Not tied to any caller's signal: others may join this very call. A call whose entry is
+      // evicted meanwhile still answers its waiters; its page is just not kept.
+      ignoreFetchAbort: true,
+      fetchMethod: async (_key, _stale, { context }) => {
+        const measured = await context.fetch({ log: context.call.log });
+        if (!measured.page.rows.every((row) => row.ok)) throw new UnkeptPage(measured);
+        return measured;
       },
     });
   }
@@ -107,29 +128,22 @@ export class AuditPageCache {
       return kept.page;
     }
     if (call.signal?.aborted) throw cancelled();
-    let flight = this.#inflight.get(key);
-    if (flight) {
+    const status: LRUCache.Status<string, MeasuredAuditPage, PageFetch> = {};
+    const flight = this.#lru.fetch(key, { context: { fetch, call }, status }) as Promise<MeasuredAuditPage>;
+    // Every waiter handles the rejection; this keeps one nobody waits for any more from going unhandled.
+    flight.catch(() => undefined);
+    if (status.fetch === 'inflight') {
       this.#lookup('hit');
       call.log.debug({ cache: CACHE_LABEL, joined: true }, 'audit report page: joined the upstream call in flight');
     } else {
       this.#lookup('miss');
-      flight = this.#fetchAndKeep(key, fetch, call);
     }
-    return (await waitFor(flight, call)).page;
-  }
-
-  #fetchAndKeep(key: string, fetch: Fetch, call: CallOptions): Promise<MeasuredAuditPage> {
-    // Not tied to this caller's signal: others may join this very call.
-    const flight = fetch({ log: call.log })
-      .then((measured) => {
-        if (measured.page.rows.every((row) => row.ok)) this.#lru.set(key, measured);
-        return measured;
-      })
-      .finally(() => this.#inflight.delete(key));
-    // Every waiter handles the rejection; this keeps one nobody waits for any more from going unhandled.
-    flight.catch(() => undefined);
-    this.#inflight.set(key, flight);
-    return flight;
+    try {
+      return (await waitFor(flight, call)).page;
+    } catch (error) {
+      if (error instanceof UnkeptPage) return error.measured.page;
+      throw error;
+    }
   }
 
   #lookup(outcome: CacheLookupEvent['outcome']): void {

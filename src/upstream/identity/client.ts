@@ -1,7 +1,7 @@
 /** The identity service's operations the gateway uses, each with the shared bearer token. */
 import type { UpstreamHttp } from '../http.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
-import { readAuditRows } from './audit-rows.js';
+import { readAuditRows } from './audit-row-parsing.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
 

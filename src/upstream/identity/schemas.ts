@@ -83,7 +83,7 @@ export type AuditRecord = z.output<typeof auditRecordSchema>;
 
 /**
  * The report as the gateway reads it on its hot path: the envelope strictly, the rows loosely.
- * Each row is then read on its own (see audit-rows.ts), so one bad row never fails its page.
+ * Each row is then read on its own (see audit-row-parsing.ts), so one bad row never fails its page.
  */
 export const auditReportEnvelopeSchema = auditReportSchema.extend({
   data: z.array(z.unknown()),

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import type { IdentityConfig } from '../../config.js';
 import { UpstreamError } from '../../errors.js';
-import { basicAuthorization, type CredentialLease, type CredentialSource } from '../credentials.js';
+import { basicAuthorization, SingleFlight, type CredentialLease, type CredentialSource } from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
 import { emit, type UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
@@ -54,7 +54,7 @@ export class TokenManager implements CredentialSource {
   readonly #now: () => number;
   #current: AccessToken | undefined;
   #refreshToken: string | undefined;
-  #inflight: Promise<AccessToken> | undefined;
+  readonly #renewal = new SingleFlight<AccessToken>();
   #backgroundPausedUntil = 0;
   #stats = { requests: 0, byGrant: { client_credentials: 0, refresh_token: 0 }, failures: 0 };
 
@@ -82,7 +82,7 @@ export class TokenManager implements CredentialSource {
     const now = this.#now();
     const current = this.#current;
     if (current && now < current.expiresAt) {
-      if (now >= current.renewAt && !this.#inflight && now >= this.#backgroundPausedUntil) {
+      if (now >= current.renewAt && !this.#renewal.inFlight && now >= this.#backgroundPausedUntil) {
         this.#renew(log).catch(() => {
           this.#backgroundPausedUntil = this.#now() + BACKGROUND_RETRY_PAUSE_MS;
         });
@@ -94,10 +94,7 @@ export class TokenManager implements CredentialSource {
 
   /** Single flight: joins the renewal under way or starts one. */
   #renew(log: Logger): Promise<AccessToken> {
-    this.#inflight ??= this.#obtain(log).finally(() => {
-      this.#inflight = undefined;
-    });
-    return this.#inflight;
+    return this.#renewal.join(() => this.#obtain(log));
   }
 
   async #obtain(log: Logger): Promise<AccessToken> {

@@ -7,7 +7,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { useAuditRowLimits } from './audit-rows.js';
+import { useAuditRowLimits } from './audit-row-budget.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */

@@ -1,22 +1,20 @@
 /**
  * Row errors of auditEvents: a page with an unreadable row still comes back, and the row is an
  * entry in `errors`. graphql-js lets a resolver return data or throw, not both, so resolvers
- * collect these errors per request (keyed by the context object, nothing added to it) and
- * `useRowErrors()` appends them to the result when execution is done.
+ * collect these errors in the request's context cache and `useRowErrors()` appends them to the
+ * result when execution is done.
  * The entries are plain GraphQLErrors with a safe message and extensions.code, so error masking
  * leaves them as they are; the resolver logs the rows' reasons itself.
  */
+import { createContextCache } from '@pothos/core';
 import type { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
-const pendingByContext = new WeakMap<object, GraphQLError[]>();
+const pendingRowErrors = createContextCache((): GraphQLError[] => []);
 
 /** Queues errors that belong in this request's `errors` without failing the field that found them. */
 export function reportRowErrors(context: object, errors: readonly GraphQLError[]): void {
-  if (errors.length === 0) return;
-  const pending = pendingByContext.get(context);
-  if (pending) pending.push(...errors);
-  else pendingByContext.set(context, [...errors]);
+  if (errors.length > 0) pendingRowErrors(context).push(...errors);
 }
 
 export function useRowErrors(): Plugin {
@@ -25,9 +23,8 @@ export function useRowErrors(): Plugin {
       onExecuteDone: ({ result, setResult }) => {
         const context = args.contextValue as object;
         const take = () => {
-          const pending = pendingByContext.get(context);
-          pendingByContext.delete(context);
-          return pending;
+          const pending = pendingRowErrors(context).splice(0);
+          return pending.length > 0 ? pending : undefined;
         };
         if (!isAsyncIterable(result)) {
           const pending = take();

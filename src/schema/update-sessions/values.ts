@@ -3,7 +3,7 @@
  * Pure functions, no GraphQL: a value that cannot be represented throws an UpstreamError
  * UPSTREAM_INVALID_RESPONSE, which GraphQL reports on that one (nullable) field only.
  */
-import { BadUserInputError, UpstreamError } from '../errors.js';
+import { BadUserInputError, UpstreamError } from '../../errors.js';
 
 export const TRANSFER_STATUSES = ['WAITING_FOR_TRANSFER', 'TRANSFERRING', 'READY', 'VALIDATING', 'ERROR'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];

@@ -1,11 +1,11 @@
 /**
  * One file of an update session (spec 2.4): the upstream's snake_case FileInfo, exposed with the
  * contract's camelCase names. How values outside the contract's enums are reported is described
- * in update-session-values.ts and in the README ("Update sessions").
+ * in values.ts and in the README ("Update sessions").
  */
-import type { FileInfo, TransferEndpoint } from '../upstream/content-library/schemas.js';
-import { builder } from './builder.js';
-import { LocalizableMessageRef } from './localizable-message.js';
+import type { FileInfo, TransferEndpoint } from '../../upstream/content-library/schemas.js';
+import { builder } from '../builder.js';
+import { LocalizableMessageRef } from '../localizable-message.js';
 import {
   CHECKSUM_ALGORITHMS,
   TRANSFER_SOURCE_TYPES,
@@ -15,7 +15,7 @@ import {
   transferStatus,
   upstreamSafeInt,
   uriScheme,
-} from './update-session-values.js';
+} from './values.js';
 
 type ChecksumInfo = NonNullable<FileInfo['checksum_info']>;
 

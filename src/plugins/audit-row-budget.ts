@@ -22,8 +22,7 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import pLimit from 'p-limit';
-
-const DEFAULT_PAGE = 50;
+import { DEFAULT_PAGE_SIZE } from '../schema/audit/paging-limits.js';
 
 export interface AuditRowLimits {
   readonly maxRows: number;
@@ -57,7 +56,7 @@ function collectRows(
     if (selection.kind === Kind.FIELD) {
       if (selection.name.value !== 'auditEvents') continue;
       const arg = (name: string) => selection.arguments?.find((a) => a.name.value === name)?.value;
-      const rows = Math.max(pageSize(arg('first'), variables), pageSize(arg('last'), variables)) || DEFAULT_PAGE;
+      const rows = Math.max(pageSize(arg('first'), variables), pageSize(arg('last'), variables)) || DEFAULT_PAGE_SIZE;
       const key = selection.alias?.value ?? selection.name.value;
       rowsByKey.set(key, Math.max(rows, rowsByKey.get(key) ?? 0));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {

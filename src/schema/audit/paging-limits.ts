@@ -1,4 +1,4 @@
-/** The numbers the auditEvents connection is built around (contract: default 50, largest 5000). */
+/** The numbers the auditEvents connection pages by (contract: default 50, largest 5000). */
 
 /** Page size when neither `first` nor `last` is given. */
 export const DEFAULT_PAGE_SIZE = 50;
