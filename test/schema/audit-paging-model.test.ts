@@ -169,6 +169,12 @@ describe('paging over a window', () => {
     }
   });
 
+  it('reads a page whose look-ahead ends exactly at the upstream page size in one call', async () => {
+    const audit = fakeAudit(6000);
+    expect(uuids(await page(audit, { first: 4999 }))).toEqual(range(0, 4999));
+    expect(audit.calls.map((c) => [c.startIndex, c.pageSize])).toEqual([[0, 5000]]);
+  });
+
   it('ends a read at a short page: rows after it would not be contiguous', async () => {
     // An upstream that never answers more than 4000 rows per call: the first call comes back short.
     const audit = fakeAudit(12_000, { rowsPerCall: 4000 });

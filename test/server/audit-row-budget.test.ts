@@ -20,7 +20,7 @@ function server() {
   const schema = createSchema({
     typeDefs: /* GraphQL */ `
       type Query {
-        auditEvents(first: Int, last: Int): [String!]!
+        auditEvents(first: Int, last: Int, after: String): [String!]!
         other: String
       }
       type Mutation {
@@ -79,6 +79,8 @@ describe('audit row budget', () => {
     expect(await execute('{ a: auditEvents(first: 9951) b: auditEvents(first: 0) }')).toEqual(refused(10_001));
     expect((await execute('{ a: auditEvents(first: 9950) b: auditEvents }')).errors).toBeUndefined();
     expect(await execute('{ a: auditEvents(first: 1, last: 9000) b: auditEvents(last: 2, first: 1001) }')).toEqual(refused(10_001));
+    expect(await execute('{ a: auditEvents(after: "x", first: 9951) b: auditEvents(first: null) }')).toEqual(refused(10_001));
+    expect((await execute('{ a: auditEvents(first: null) b: auditEvents(after: "x") }')).errors).toBeUndefined();
   });
 
   it('reads sizes from variables; a variable that is not given counts as no size', async () => {

@@ -71,6 +71,8 @@ describe('connection failures', { timeout: 10_000 }, () => {
     const line = harness.callLines('token').at(-1)!;
     expect(line.retries).toBeGreaterThan(0);
     expect(line.err.detail).toMatchObject({ failure: 'connection', errorCode: 'ECONNREFUSED' });
+    // The data call fails with the token request's own error.
+    expect(harness.callLines('audit-report').at(-1)!.err.detail).toMatchObject({ route: 'token', errorCode: 'ECONNREFUSED' });
   });
 
   it('repeats a GET whose connection was refused, as often as the policy allows', async () => {
