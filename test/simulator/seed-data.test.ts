@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecordSchema } from '../../src/upstream/identity/schemas.js';
 import { recordTimestamp, startSimulator, type AuditRecordData, type Simulator } from '../../src/simulator/index.js';
-import { generateSeedEvents } from '../../src/simulator/audit-seed.js';
 import { FIXED_START, HOUR, auditRequest, demoToken, manualClock, type AuditBody } from '../helpers/simulator-client.js';
 
 let sim: Simulator;
@@ -132,18 +131,9 @@ describe('determinism and speed', () => {
     expect(c).not.toEqual(a);
   });
 
-  it('generates 24000 events well under a second', () => {
-    const started = performance.now();
-    generateSeedEvents(99, FIXED_START, 24_000);
-    expect(performance.now() - started).toBeLessThan(800);
-  });
-
-  it('serves a full 5000-row page quickly', async () => {
+  it('serves a full 5000-row page from deep in the data', async () => {
     const token = (await demoToken(sim)).access_token;
-    await auditRequest(sim, token, { startIndex: 10_000 });
-    const started = performance.now();
     const res = await auditRequest(sim, token, { startIndex: 15_000 });
     expect((res.json as AuditBody).data).toHaveLength(5000);
-    expect(performance.now() - started).toBeLessThan(500);
   });
 });
