@@ -5,14 +5,12 @@
  * requests send the hash alone and run. Raw protocol checks cover what the link never sends.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersistedQueryStore } from '../../src/plugins/automatic-persisted-queries.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { testFile } from '../helpers/temp-file.js';
 import { GATEWAY_URL, gatewayFetch, type RecordedRequest } from './gateway-fetch.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -77,9 +75,8 @@ describe('automatic persisted queries', () => {
 
 describe('with a persisted-operations file', () => {
   it('registers nothing: only the listed operations run by hash', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'operations.json');
     const listed = '{ auditEvents(first: 1) { edges { cursor } } }';
-    writeFileSync(file, JSON.stringify({ [sha256(listed)]: listed }));
+    const file = testFile('operations.json', JSON.stringify({ [sha256(listed)]: listed }));
     const strict = await startTestGateway({ env: { PERSISTED_OPERATIONS_FILE: file, PERSISTED_OPERATIONS_ONLY: 'true' } });
     try {
       const send = (body: unknown) =>

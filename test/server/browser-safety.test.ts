@@ -1,9 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { testFile } from '../helpers/temp-file.js';
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {
@@ -71,11 +69,7 @@ describe('introspection', () => {
 describe('persisted operations', () => {
   const document = 'query Known { auditEvents(first: 2) { edges { cursor } } }';
   const hash = createHash('sha256').update(document).digest('hex');
-  const manifest = () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'operations.json');
-    writeFileSync(file, JSON.stringify({ [hash]: document }));
-    return file;
-  };
+  const manifest = () => testFile('operations.json', JSON.stringify({ [hash]: document }));
   const byHash = (g: TestGateway, sha256Hash: string) =>
     g.fetch('/graphql', {
       method: 'POST',
