@@ -201,6 +201,21 @@ export function memoryOf(pid: number): { rssMB: number; peakMB: number } | undef
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every common Linux). */
+const CLOCK_TICKS = 100;
+
+/** utime + stime of a process in ms, from /proc/<pid>/stat; undefined off Linux or once it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields from the closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resets VmHWM to the current RSS (Linux `clear_refs` 5), so the next peak is the next phase's. */
 export function resetPeak(pid: number): boolean {
   try {

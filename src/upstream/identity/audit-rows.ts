@@ -1,9 +1,11 @@
 /**
  * Reads the event record carried as a JSON string in the last column of each audit row, row by
  * row: a row that cannot be read becomes `{ok: false}` in place, so offsets stay right.
- * Hot path (5000-row pages): one JSON.parse and one safeParse per row, one output array.
+ * Hot path (5000-row pages): one JSON.parse and one in-place check per row (zod only for a row
+ * the check does not accept), one output array.
  */
 import type { AuditRowResult } from '../types.js';
+import { asAuditRecord } from './fast-checks.js';
 import { auditRecordSchema } from './schemas.js';
 
 export interface AuditRowsResult {
@@ -47,6 +49,8 @@ function readRecord(column: unknown): AuditRowResult {
   if (deeperThan(json, MAX_RECORD_DEPTH)) {
     return { ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` };
   }
+  const record = asAuditRecord(json);
+  if (record) return { ok: true, record };
   const parsed = auditRecordSchema.safeParse(json);
   if (parsed.success) return { ok: true, record: parsed.data };
   const problems = parsed.error.issues
