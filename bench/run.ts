@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Pool } from 'undici';
 import { DEMO_CLIENT } from '../src/simulator/index.js';
+import { abRun } from './ab.js';
 import { LIVE_ENV, liveScenario, type LiveResult } from './live.js';
 import { runLoad, runWaves, type LoadOptions } from './load.js';
 import { buildGateway, ensureDir, memoryOf, resetPeak, RESULTS, ROOT, startGateway, startSimulatorProcess, type GatewayChild } from './processes.js';
@@ -19,8 +20,13 @@ const tsx = args.includes('--tsx');
 /** `--profile` (5000-row pages) or `--profile=<rows>`. */
 const profileArg = args.find((a) => a === '--profile' || a.startsWith('--profile='));
 const profileRows = profileArg ? Number(profileArg.split('=')[1] ?? 5000) : undefined;
+/** `--ab=<git ref>`: CPU per request of this checkout against that commit's gateway (bench/ab.ts). */
+const abArg = args.find((a) => a.startsWith('--ab='));
+const abRef = abArg?.slice('--ab='.length);
 for (const arg of args) {
-  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg) throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx)`);
+  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg && arg !== abArg) {
+    throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx, --ab=<git ref>)`);
+  }
 }
 if (profileRows !== undefined && !(Number.isInteger(profileRows) && profileRows >= 1 && profileRows <= 5000)) {
   throw new Error('--profile=<rows>: rows from 1 to 5000');
@@ -231,8 +237,15 @@ async function benchRun(): Promise<void> {
   log(`\n${formatResults(results)}\n\nwritten to ${path.replace(ROOT, '')}`);
 }
 
+async function abCompare(ref: string): Promise<void> {
+  const { simulator, window } = await prepare();
+  const results = await abRun(simulator.url, window, { ref, sizes: SIZES, rounds: quick ? 2 : 4, concurrencyFor, env: NO_CACHE, log });
+  await simulator.stop();
+  writeFileSync(`${ensureDir(RESULTS)}/ab.json`, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), ref, results }, null, 2)}\n`);
+}
+
 const started = Date.now();
-(profileRows !== undefined ? profileRun(profileRows) : benchRun()).then(
+(abRef ? abCompare(abRef) : profileRows !== undefined ? profileRun(profileRows) : benchRun()).then(
   () => {
     log(`bench done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     process.exit(0);
