@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_RECORD_DEPTH, readAuditRows } from '../../src/upstream/identity/audit-rows.js';
 import { asAuditRecord, isAuditReportEnvelope } from '../../src/upstream/identity/fast-checks.js';
 import { auditRecordSchema, auditReportEnvelopeSchema } from '../../src/upstream/identity/schemas.js';
 
@@ -127,5 +128,24 @@ describe('the audit report envelope check', () => {
     expect(isAuditReportEnvelope(parsed({ header: [1], data: [] }))).toBe(false);
     expect(isAuditReportEnvelope(parsed([]))).toBe(false);
     expect(isAuditReportEnvelope(parsed({ header: ['a'], data: [['1']], _links: { self: {} } }))).toBe(false);
+  });
+});
+
+describe('record depth', () => {
+  const good = { baseType: 'Audit', uuid: 'u', objectType: 'Group', timestamp: 1 };
+  /** The record itself is level 1, its values level 2, and each nested object one more. */
+  const nestedTo = (levels: number) => {
+    let values: unknown = {};
+    for (let level = 3; level <= levels; level++) values = { inner: values };
+    return JSON.stringify({ ...good, values });
+  };
+
+  it('reads a record nested exactly MAX_RECORD_DEPTH levels, refuses one level more', () => {
+    const rows = readAuditRows([
+      ['1', null, null, null, nestedTo(MAX_RECORD_DEPTH)],
+      ['1', null, null, null, nestedTo(MAX_RECORD_DEPTH + 1)],
+    ]).rows;
+    expect(rows[0]).toMatchObject({ ok: true });
+    expect(rows[1]).toEqual({ ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` });
   });
 });
