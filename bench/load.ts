@@ -3,6 +3,7 @@
  * body and its parsing, record the latency, and send the next, for a fixed duration after a
  * warm-up. The same loop drives the floor and the gateway, so both are measured the same way.
  */
+import { cpuMsOf } from './processes.js';
 
 /** One request: resolves once the answer is read, parsed and checked (with its body size); throws on a wrong answer. */
 export type Send = () => Promise<number>;
@@ -11,6 +12,8 @@ export interface LoadOptions {
   readonly concurrency: number;
   readonly warmupMs: number;
   readonly durationMs: number;
+  /** Processes whose CPU time (utime + stime) is sampled around the measured phase, by name. */
+  readonly cpuOf?: Readonly<Record<string, number>>;
 }
 
 export interface LoadResult {
@@ -27,6 +30,13 @@ export interface LoadResult {
   readonly rps: number;
   readonly latencyMs: Percentiles;
   readonly bytesPerResponse: number;
+  /**
+   * CPU ms each sampled process spent in the measured phase. It starts and ends with no request in
+   * flight, so this divided by the requests it answered is the CPU one request cost.
+   */
+  readonly cpuMs: Record<string, number>;
+  /** Requests answered in the measured phase, errors included (what cpuMs is divided by). */
+  readonly answered: number;
 }
 
 export interface Percentiles {
@@ -41,6 +51,10 @@ export interface Percentiles {
 const MAX_ERRORS = 100;
 
 const now = () => process.hrtime.bigint();
+
+function sampleCpu(pids: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid) ?? Number.NaN]));
+}
 
 /** Counts errors by message; remembers the first. */
 class ErrorTally {
@@ -67,8 +81,9 @@ export function percentiles(latencies: readonly number[]): Percentiles {
   return { p50: at(50), p90: at(90), p99: at(99), max: sorted[n - 1]!, mean: sum / n };
 }
 
-async function phase(send: Send, concurrency: number, durationMs: number, errors: ErrorTally) {
+async function phase(send: Send, concurrency: number, durationMs: number, errors: ErrorTally, pids: Readonly<Record<string, number>> = {}) {
   const latencies: number[] = [];
+  const cpuBefore = sampleCpu(pids);
   const errorsBefore = errors.count;
   let bytes = 0;
   const start = now();
@@ -89,13 +104,15 @@ async function phase(send: Send, concurrency: number, durationMs: number, errors
   await Promise.all(Array.from({ length: concurrency }, worker));
   // Requests started before `end` all count; the window closes when the last of them completes.
   const elapsedMs = Number(lastDone - start) / 1e6;
-  return { latencies, errors: errors.count - errorsBefore, bytes, elapsedMs };
+  const cpuAfter = sampleCpu(pids);
+  const cpuMs = Object.fromEntries(Object.keys(pids).map((name) => [name, cpuAfter[name]! - cpuBefore[name]!]));
+  return { latencies, errors: errors.count - errorsBefore, bytes, elapsedMs, cpuMs };
 }
 
 export async function runLoad(send: Send, options: LoadOptions): Promise<LoadResult> {
   const errors = new ErrorTally();
   const warmup = options.warmupMs > 0 ? await phase(send, options.concurrency, options.warmupMs, errors) : undefined;
-  const measured = await phase(send, options.concurrency, options.durationMs, errors);
+  const measured = await phase(send, options.concurrency, options.durationMs, errors, options.cpuOf);
   const requests = measured.latencies.length;
   return {
     concurrency: options.concurrency,
@@ -108,6 +125,8 @@ export async function runLoad(send: Send, options: LoadOptions): Promise<LoadRes
     rps: requests / (measured.elapsedMs / 1000),
     latencyMs: percentiles(measured.latencies),
     bytesPerResponse: requests > 0 ? Math.round(measured.bytes / requests) : 0,
+    cpuMs: measured.cpuMs,
+    answered: requests + measured.errors,
   };
 }
 

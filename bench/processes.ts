@@ -103,10 +103,13 @@ export async function startSimulatorProcess(seed: number): Promise<SimulatorChil
   return { ...child, ...info };
 }
 
-/** Compiles src/ with tsconfig.build.json into bench/results/build. Returns the type errors, if any. */
-export async function buildGateway(): Promise<string | undefined> {
-  rmSync(BUILD_DIR, { recursive: true, force: true });
-  const tsc = spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR], {
+/**
+ * Compiles src/ with tsconfig.build.json into bench/results/build (or the tree under `root` into
+ * `outDir`). Returns the type errors, if any.
+ */
+export async function buildGateway(root = ROOT, outDir = BUILD_DIR): Promise<string | undefined> {
+  rmSync(outDir, { recursive: true, force: true });
+  const tsc = spawn(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`, '--outDir', outDir], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -117,7 +120,7 @@ export async function buildGateway(): Promise<string | undefined> {
   const [code] = await once(tsc, 'exit');
   children.delete(tsc);
   // tsc emits despite type errors; only a missing entry point is fatal.
-  if (!existsSync(`${BUILD_DIR}/index.js`)) throw new Error(`tsc produced no ${BUILD_DIR}/index.js:\n${out}`);
+  if (!existsSync(`${outDir}/index.js`)) throw new Error(`tsc produced no ${outDir}/index.js:\n${out}`);
   return code === 0 ? undefined : out.trim();
 }
 
@@ -129,6 +132,8 @@ export interface GatewayOptions {
   readonly tsx?: boolean;
   /** Extra node flags (--cpu-prof ...). */
   readonly nodeArgs?: readonly string[];
+  /** Another compiled entry point (an earlier commit's build, for --ab). */
+  readonly entry?: string;
 }
 
 export interface GatewayChild extends Child {
@@ -158,7 +163,7 @@ async function freePort(): Promise<number> {
  */
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   const port = await freePort();
-  const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [...productionNodeFlags(), `${BUILD_DIR}/index.js`];
+  const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [...productionNodeFlags(), options.entry ?? `${BUILD_DIR}/index.js`];
   const watch = ['--import', './bench/exit-with-parent.mjs'];
   const child = startChild('gateway', [...watch, ...(options.nodeArgs ?? []), ...entry], {
     PATH: process.env.PATH ?? '',
@@ -196,6 +201,21 @@ export function memoryOf(pid: number): { rssMB: number; peakMB: number } | undef
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
     return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every common Linux). */
+const CLOCK_TICKS = 100;
+
+/** utime + stime of a process in ms, from /proc/<pid>/stat; undefined off Linux or once it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields from the closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return undefined;
   }

@@ -16,6 +16,34 @@ export interface PairResult {
   readonly throughputRatio: number;
   /** gateway p50 / floor p50 */
   readonly latencyRatio: number;
+  /** The gateway's CPU ms per GraphQL request answered. */
+  readonly gatewayCpuMsPerRequest: number;
+  /** The simulator's CPU ms per page it served the floor: the upstream's own cost of a page. */
+  readonly simulatorCpuMsPerRequest: number;
+  /** The simulator's CPU ms per upstream call while serving the gateway (a cross-check of the above). */
+  readonly simulatorCpuMsPerGatewayCall: number;
+  /** gatewayCpuMsPerRequest / simulatorCpuMsPerRequest */
+  readonly cpuRatio: number;
+  /** Token endpoint calls during this size's gateway phase (warm-up included). */
+  readonly tokenRequests: number;
+}
+
+export function pairResult(rows: number, floor: LoadResult, gateway: LoadResult, upstreamCallsPerRequest: number, tokenRequests: number): PairResult {
+  const gatewayCpuMsPerRequest = (gateway.cpuMs['gateway'] ?? Number.NaN) / gateway.answered;
+  const simulatorCpuMsPerRequest = (floor.cpuMs['simulator'] ?? Number.NaN) / floor.answered;
+  return {
+    rows,
+    floor,
+    gateway,
+    upstreamCallsPerRequest,
+    throughputRatio: gateway.rps / floor.rps,
+    latencyRatio: gateway.latencyMs.p50 / floor.latencyMs.p50,
+    gatewayCpuMsPerRequest,
+    simulatorCpuMsPerRequest,
+    simulatorCpuMsPerGatewayCall: (gateway.cpuMs['simulator'] ?? Number.NaN) / (gateway.answered * upstreamCallsPerRequest),
+    cpuRatio: gatewayCpuMsPerRequest / simulatorCpuMsPerRequest,
+    tokenRequests,
+  };
 }
 
 export interface MemoryResult extends WavesResult {
@@ -77,26 +105,23 @@ export function targets(pairs: readonly PairResult[], memory: MemoryResult | und
   const pair = (rows: number) => pairs.find((p) => p.rows === rows);
   const verdict = (ok: boolean | undefined): Target['verdict'] => (ok === undefined ? 'N/A' : ok ? 'PASS' : 'MISS');
   const clean = (p: PairResult | undefined) => p && p.floor.errors === 0 && p.gateway.errors === 0;
-  const p20 = pair(20);
-  const p5000 = pair(5000);
+  const cpuTarget = (rows: number, max: number): Target => {
+    const p = pair(rows);
+    return {
+      name: `CPU per request, ${rows}-row pages`,
+      goal: `gateway <= ${max} x simulator`,
+      measured: p ? `${p.cpuRatio.toFixed(2)} x (${p.gatewayCpuMsPerRequest.toFixed(3)} / ${p.simulatorCpuMsPerRequest.toFixed(3)} ms)` : 'not run',
+      verdict: verdict(p && clean(p) && Number.isFinite(p.cpuRatio) ? p.cpuRatio <= max : undefined),
+    };
+  };
   return [
-    {
-      name: 'throughput, 20-row pages',
-      goal: 'gateway rps >= 0.5 x floor',
-      measured: p20 ? `${p20.throughputRatio.toFixed(2)} x` : 'not run',
-      verdict: verdict(p20 && clean(p20) && p20.throughputRatio >= 0.5),
-    },
-    {
-      name: 'p50 latency, 5000-row pages',
-      goal: 'gateway p50 <= 1.5 x floor',
-      measured: p5000 ? `${p5000.latencyRatio.toFixed(2)} x` : 'not run',
-      verdict: verdict(p5000 && clean(p5000) && p5000.latencyRatio <= 1.5),
-    },
+    cpuTarget(20, 2),
+    cpuTarget(5000, 2.7),
     {
       name: 'peak RSS, 50 concurrent 5000-row queries',
-      goal: '< 300 MB',
+      goal: '<= 200 MB',
       measured: memory ? `${memory.peakRssMB.toFixed(0)} MB` : 'not run',
-      verdict: verdict(memory && memory.errors === 0 && memory.peakRssMB < 300),
+      verdict: verdict(memory && memory.errors === 0 ? memory.peakRssMB <= 200 : undefined),
     },
   ];
 }
@@ -115,22 +140,28 @@ export function formatResults(r: BenchResults): string {
   out.push(`window: ${r.window.from} .. ${r.window.to} (closed, same for floor and gateway)\n`);
   out.push(
     table(
-      ['rows', 'conc', 'floor rps', 'gw rps', 'rps ratio', 'floor p50', 'gw p50', 'p50 ratio', 'floor p99', 'gw p99', 'upstream calls/req', 'errors f/g'],
+      ['rows', 'conc', 'gw CPU ms/req', 'sim CPU ms/req', 'CPU ratio', 'gw p50', 'gw p99', 'gw rps', 'floor p50', 'floor p99', 'floor rps', 'calls/req', 'tokens', 'errors f/g'],
       r.pairs.map((p) => [
         String(p.rows),
         String(p.gateway.concurrency),
-        f(p.floor.rps),
-        f(p.gateway.rps),
-        `${f(p.throughputRatio, 2)}x`,
-        `${f(p.floor.latencyMs.p50)} ms`,
+        f(p.gatewayCpuMsPerRequest, 3),
+        f(p.simulatorCpuMsPerRequest, 3),
+        `${f(p.cpuRatio, 2)}x`,
         `${f(p.gateway.latencyMs.p50)} ms`,
-        `${f(p.latencyRatio, 2)}x`,
-        `${f(p.floor.latencyMs.p99)} ms`,
         `${f(p.gateway.latencyMs.p99)} ms`,
+        f(p.gateway.rps),
+        `${f(p.floor.latencyMs.p50)} ms`,
+        `${f(p.floor.latencyMs.p99)} ms`,
+        f(p.floor.rps),
         f(p.upstreamCallsPerRequest, 2),
+        String(p.tokenRequests),
         `${p.floor.errors}/${p.gateway.errors}`,
       ]),
     ),
+  );
+  out.push(
+    '\nCPU: utime+stime from /proc/<pid>/stat over each measured phase / requests answered; sim = the simulator serving the floor ' +
+      `(while serving the gateway: ${r.pairs.map((p) => `${p.rows} rows ${f(p.simulatorCpuMsPerGatewayCall, 3)} ms/call`).join(', ')})`,
   );
   if (r.gatewayPeakRssUnderLoadMB !== undefined) out.push(`\ngateway peak RSS during the scenarios above: ${f(r.gatewayPeakRssUnderLoadMB, 0)} MB`);
   const m = r.memory;

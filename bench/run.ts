@@ -6,11 +6,12 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Pool } from 'undici';
 import { DEMO_CLIENT } from '../src/simulator/index.js';
+import { abRun } from './ab.js';
 import { LIVE_ENV, liveScenario, type LiveResult } from './live.js';
 import { runLoad, runWaves, type LoadOptions } from './load.js';
 import { buildGateway, ensureDir, memoryOf, resetPeak, RESULTS, ROOT, startGateway, startSimulatorProcess, type GatewayChild } from './processes.js';
 import { summarizeProfile } from './profile-top.js';
-import { formatResults, machine, targets, writeResults, type BenchResults, type CacheResult, type MemoryResult, type PairResult } from './report.js';
+import { formatResults, machine, pairResult, targets, writeResults, type BenchResults, type CacheResult, type MemoryResult, type PairResult } from './report.js';
 import { checkSameRows, fetchToken, floorSend, gatewaySend, keepAlivePool, pinnedWindow, simulatorCounters, windowHasRows, type Window } from './scenarios.js';
 
 const args = process.argv.slice(2);
@@ -19,8 +20,13 @@ const tsx = args.includes('--tsx');
 /** `--profile` (5000-row pages) or `--profile=<rows>`. */
 const profileArg = args.find((a) => a === '--profile' || a.startsWith('--profile='));
 const profileRows = profileArg ? Number(profileArg.split('=')[1] ?? 5000) : undefined;
+/** `--ab=<git ref>`: CPU per request of this checkout against that commit's gateway (bench/ab.ts). */
+const abArg = args.find((a) => a.startsWith('--ab='));
+const abRef = abArg?.slice('--ab='.length);
 for (const arg of args) {
-  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg) throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx)`);
+  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg && arg !== abArg) {
+    throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx, --ab=<git ref>)`);
+  }
 }
 if (profileRows !== undefined && !(Number.isInteger(profileRows) && profileRows >= 1 && profileRows <= 5000)) {
   throw new Error('--profile=<rows>: rows from 1 to 5000');
@@ -37,7 +43,7 @@ const MEMORY = { waves: quick ? 1 : 3, width: 50, rows: 5000 };
 const NO_CACHE = { AUDIT_CACHE_MAX_BYTES: '0' };
 
 const log = (text: string) => process.stdout.write(`${text}\n`);
-const load = (rows: number): LoadOptions => ({ concurrency: concurrencyFor(rows), ...TIMING });
+const load = (rows: number, cpuOf: Record<string, number>): LoadOptions => ({ concurrency: concurrencyFor(rows), ...TIMING, cpuOf });
 
 /** The audit page cache is measured when this checkout has it (its variable is configurable). */
 function cacheVariableExists(): boolean {
@@ -49,11 +55,11 @@ function saveLog(name: string, text: string): void {
   writeFileSync(`${ensureDir(RESULTS)}/${name}`, text);
 }
 
-async function auditCallsDuring<T>(simulatorUrl: string, work: () => Promise<T>): Promise<{ value: T; calls: number }> {
+async function auditCallsDuring<T>(simulatorUrl: string, work: () => Promise<T>): Promise<{ value: T; calls: number; tokens: number }> {
   const before = await simulatorCounters(simulatorUrl);
   const value = await work();
   const after = await simulatorCounters(simulatorUrl);
-  return { value, calls: after.audit - before.audit };
+  return { value, calls: after.audit - before.audit, tokens: after.token - before.token };
 }
 
 async function tokensDuring(simulatorUrl: string, work: () => Promise<void>) {
@@ -68,9 +74,12 @@ async function tokensDuring(simulatorUrl: string, work: () => Promise<void>) {
   return { token: after.token - before.token, byGrant };
 }
 
-async function gatewayLoad(simulatorUrl: string, pool: Pool, rows: number, window: Window) {
-  const { value, calls } = await auditCallsDuring(simulatorUrl, () => runLoad(gatewaySend(pool, rows, window), load(rows)));
-  return { result: value, callsPerRequest: calls / value.sent };
+/** The gateway's and the simulator's CPU are both sampled: the simulator serves the gateway's upstream calls. */
+async function gatewayLoad(simulator: { url: string; pid: number }, gatewayPid: number, pool: Pool, rows: number, window: Window) {
+  const { value, calls, tokens } = await auditCallsDuring(simulator.url, () =>
+    runLoad(gatewaySend(pool, rows, window), load(rows, { gateway: gatewayPid, simulator: simulator.pid })),
+  );
+  return { result: value, callsPerRequest: calls / value.sent, tokens };
 }
 
 async function memoryScenario(gateway: GatewayChild, window: Window): Promise<MemoryResult> {
@@ -113,8 +122,8 @@ async function profileRun(rows: number): Promise<void> {
   const gateway = await startGateway({ simulatorUrl: simulator.url, env: NO_CACHE, tsx, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
   const pool = keepAlivePool(gateway.url, concurrencyFor(rows));
   log(`profiling the gateway (pid ${gateway.pid}): ${rows}-row pages, concurrency ${concurrencyFor(rows)}, ${TIMING.durationMs / 1000} s after ${TIMING.warmupMs / 1000} s warm-up`);
-  const result = await runLoad(gatewaySend(pool, rows, window), load(rows));
-  log(`gateway: ${result.rps.toFixed(1)} rps, p50 ${result.latencyMs.p50.toFixed(1)} ms, p99 ${result.latencyMs.p99.toFixed(1)} ms, errors ${result.errors}`);
+  const result = await runLoad(gatewaySend(pool, rows, window), load(rows, { gateway: gateway.pid }));
+  log(`gateway: ${(result.cpuMs['gateway']! / result.answered).toFixed(3)} CPU ms/request (profiler on), ${result.rps.toFixed(1)} rps, p50 ${result.latencyMs.p50.toFixed(1)} ms, p99 ${result.latencyMs.p99.toFixed(1)} ms, errors ${result.errors}`);
   await pool.close();
   await gateway.stop();
   await simulator.stop();
@@ -167,17 +176,11 @@ async function benchRun(): Promise<void> {
     for (const rows of SIZES) {
       await checkSameRows(pool, floorPool, rows, window, token);
       log(`${rows} rows, concurrency ${concurrencyFor(rows)}: floor ...`);
-      const floor = await runLoad(floorSend(floorPool, rows, window, token), load(rows));
+      // The simulator's own cost of a page: its CPU while it serves the floor's requests.
+      const floor = await runLoad(floorSend(floorPool, rows, window, token), load(rows, { simulator: simulator.pid }));
       log(`${rows} rows, concurrency ${concurrencyFor(rows)}: gateway ...`);
-      const { result: gw, callsPerRequest } = await gatewayLoad(simulator.url, pool, rows, window);
-      pairs.push({
-        rows,
-        floor,
-        gateway: gw,
-        upstreamCallsPerRequest: callsPerRequest,
-        throughputRatio: gw.rps / floor.rps,
-        latencyRatio: gw.latencyMs.p50 / floor.latencyMs.p50,
-      });
+      const { result: gw, callsPerRequest, tokens: tokenRequests } = await gatewayLoad(simulator, gateway.pid, pool, rows, window);
+      pairs.push(pairResult(rows, floor, gw, callsPerRequest, tokenRequests));
     }
     await pool.close();
     peakUnderLoad = memoryOf(gateway.pid)?.peakMB;
@@ -196,7 +199,7 @@ async function benchRun(): Promise<void> {
     tokens['cache'] = await withGateway(simulator.url, 'cache', {}, async (gateway) => {
       log('cache on: 5000 rows, the same closed window ...');
       const pool = keepAlivePool(gateway.url, 10);
-      const { result, callsPerRequest } = await gatewayLoad(simulator.url, pool, 5000, window);
+      const { result, callsPerRequest } = await gatewayLoad(simulator, gateway.pid, pool, 5000, window);
       await pool.close();
       cache = {
         rows: 5000,
@@ -234,8 +237,15 @@ async function benchRun(): Promise<void> {
   log(`\n${formatResults(results)}\n\nwritten to ${path.replace(ROOT, '')}`);
 }
 
+async function abCompare(ref: string): Promise<void> {
+  const { simulator, window } = await prepare();
+  const results = await abRun(simulator.url, window, { ref, sizes: SIZES, rounds: quick ? 2 : 4, concurrencyFor, env: NO_CACHE, log });
+  await simulator.stop();
+  writeFileSync(`${ensureDir(RESULTS)}/ab.json`, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), ref, results }, null, 2)}\n`);
+}
+
 const started = Date.now();
-(profileRows !== undefined ? profileRun(profileRows) : benchRun()).then(
+(abRef ? abCompare(abRef) : profileRows !== undefined ? profileRun(profileRows) : benchRun()).then(
   () => {
     log(`bench done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     process.exit(0);

@@ -1,5 +1,5 @@
 /** What every resolver receives: built once per GraphQL request. */
-import type { Logger } from 'pino';
+import { lazyChild, type Logger } from './logger.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Upstreams } from './upstream/types.js';
 
@@ -24,7 +24,7 @@ export function createGatewayContext(input: {
   caller: Caller;
   signal?: AbortSignal;
 }): GatewayContext {
-  const log = input.log.child({ requestId: input.requestId });
+  const log = lazyChild(input.log, { requestId: input.requestId });
   return {
     requestId: input.requestId,
     log,

@@ -8,7 +8,6 @@
  * from the others) and MAX_UPSTREAM_CALLS_PER_REQUEST in all; calls beyond fail on their own item.
  */
 import DataLoader from 'dataloader';
-import pLimit from 'p-limit';
 import { BadUserInputError, UpstreamError, type UpstreamService } from './errors.js';
 import type { FileInfo } from './upstream/content-library/schemas.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, Upstreams } from './upstream/types.js';
@@ -46,30 +45,63 @@ const settle = <T>(promises: Promise<T>[]) =>
   );
 const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
+/**
+ * At most `max` calls of one request in flight; the rest wait in order. Small and synchronous on
+ * the common path (one call, nothing waiting): no queue object or async wrapper per request.
+ */
+function inFlightLimit(max: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  // A finished call hands its slot straight to the next waiting one, so `active` never exceeds max.
+  const release = () => {
+    const resume = waiting.shift();
+    if (resume) resume();
+    else active--;
+  };
+  return <T>(run: () => Promise<T>): Promise<T> => {
+    const go = () => {
+      const call = Promise.resolve().then(run);
+      call.then(release, release);
+      return call;
+    };
+    if (active < max) {
+      active++;
+      return go();
+    }
+    return new Promise<void>((resolve) => waiting.push(resolve)).then(go);
+  };
+}
+
 export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders {
-  // Made on first use: most requests make a handful of calls or none.
-  let limit: ReturnType<typeof pLimit> | undefined;
+  const limit = inFlightLimit(REQUEST_CONCURRENCY);
   let started = 0;
   /** Runs one upstream call within this request's budget; never throws synchronously. */
   const budgeted = <T>(run: () => Promise<T>): Promise<T> => {
     if (started >= MAX_UPSTREAM_CALLS_PER_REQUEST) return Promise.reject(overBudget());
     started++;
-    return (limit ??= pLimit(REQUEST_CONCURRENCY))(run);
+    return limit(run);
   };
+  // Each made on first use: most requests need one of them, some neither.
+  let auditReport: Loaders['auditReport'] | undefined;
+  let updateSessionFiles: Loaders['updateSessionFiles'] | undefined;
   return {
-    auditReport: new DataLoader(
-      async (queries) => {
-        const identity = upstreams.identity;
-        if (!identity) return queries.map(() => notConfigured('identity'));
-        return settle(queries.map((q) => budgeted(() => identity.auditReport(q, call))));
-      },
-      { cacheKeyFn: auditQueryKey },
-    ),
-    updateSessionFiles: new DataLoader(async (ids) => {
-      const contentLibrary = upstreams.contentLibrary;
-      if (!contentLibrary) return ids.map(() => notConfigured('content-library'));
-      return settle(ids.map((id) => budgeted(() => contentLibrary.listUpdateSessionFiles(id, call))));
-    }),
+    get auditReport() {
+      return (auditReport ??= new DataLoader(
+        async (queries) => {
+          const identity = upstreams.identity;
+          if (!identity) return queries.map(() => notConfigured('identity'));
+          return settle(queries.map((q) => budgeted(() => identity.auditReport(q, call))));
+        },
+        { cacheKeyFn: auditQueryKey },
+      ));
+    },
+    get updateSessionFiles() {
+      return (updateSessionFiles ??= new DataLoader(async (ids) => {
+        const contentLibrary = upstreams.contentLibrary;
+        if (!contentLibrary) return ids.map(() => notConfigured('content-library'));
+        return settle(ids.map((id) => budgeted(() => contentLibrary.listUpdateSessionFiles(id, call))));
+      }));
+    },
     upstreamCalls: () => started,
   };
 }

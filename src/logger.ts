@@ -76,4 +76,34 @@ export function createLogger(options: LoggerSetup = {}): Logger {
   );
 }
 
+const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const noop = () => {};
+
+/**
+ * `parent.child(bindings)`, made when a line is first written or the logger otherwise used. A
+ * request that writes nothing (the usual case above `info`) never pays for the child (its bindings
+ * go through redaction). Writing at a level the parent has off is answered without making it.
+ */
+export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const made = () => (child ??= parent.child(bindings));
+  return new Proxy(parent, {
+    get(_target, key) {
+      if (child === undefined) {
+        if (key === 'isLevelEnabled' || key === 'level' || key === 'levelVal' || key === 'levels') {
+          const value: unknown = Reflect.get(parent, key);
+          return typeof value === 'function' ? value.bind(parent) : value;
+        }
+        if (typeof key === 'string' && LEVELS.has(key) && !parent.isLevelEnabled(key)) return noop;
+      }
+      const target = made();
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set(_target, key, value) {
+      return Reflect.set(made(), key, value);
+    },
+  });
+}
+
 export type { Logger };

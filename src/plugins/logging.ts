@@ -102,6 +102,8 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
 
 interface AccessRecord {
   readonly started: number;
+  /** As Yoga parsed it on the way in. */
+  readonly path: string;
   operationName?: string;
   codes?: string[];
 }
@@ -112,8 +114,8 @@ export function useAccessLog(log: Logger): Plugin {
   const nameOf = (name: string | undefined | null) =>
     name ? (GRAPHQL_NAME.test(name) ? name : '(unreadable name)') : undefined;
   return {
-    onRequest({ request }) {
-      records.set(request, { started: performance.now() });
+    onRequest({ request, url }) {
+      records.set(request, { started: performance.now(), path: url.pathname });
     },
     onParse: ({ context }) => {
       const { request, params } = context as { request: Request; params?: { operationName?: string | null } };
@@ -132,20 +134,23 @@ export function useAccessLog(log: Logger): Plugin {
     },
     onResponse({ request, response }) {
       const record = records.get(request);
-      const url = new URL(request.url);
+      const path = record?.path ?? new URL(request.url).pathname;
+      const level = PROBES.has(path) ? 'debug' : 'info';
+      // The line is built only when it is written.
+      if (!log.isLevelEnabled(level)) return;
+      const traceId = traceIdOf(request);
       const entry = {
         requestId: requestIdOf(request),
         method: request.method.slice(0, 16),
-        path: url.pathname.slice(0, MAX_LOGGED_PATH),
+        path: path.slice(0, MAX_LOGGED_PATH),
         status: response.status,
         durationMs: record ? Math.round((performance.now() - record.started) * 10) / 10 : undefined,
         operationName: record?.operationName,
         caller: callerOf(request).id,
         ...(record?.codes ? { errors: record.codes } : {}),
-        ...(traceIdOf(request) ? { trace_id: traceIdOf(request) } : {}),
+        ...(traceId ? { trace_id: traceId } : {}),
       };
-      if (PROBES.has(url.pathname)) log.debug(entry, 'request');
-      else log.info(entry, 'request');
+      log[level](entry, 'request');
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
  * Reads the event record carried as a JSON string in the last column of each audit row, row by
  * row: a row that cannot be read becomes `{ok: false}` in place, so offsets stay right.
- * Hot path (5000-row pages): one JSON.parse and one safeParse per row, one output array.
+ * Hot path (5000-row pages): one JSON.parse and one in-place check per row (zod only for a row
+ * the check does not accept), one output array.
  */
 import type { AuditRowResult } from '../types.js';
+import { asAuditRecord } from './fast-checks.js';
 import { auditRecordSchema } from './schemas.js';
 
 export interface AuditRowsResult {
@@ -47,6 +49,8 @@ function readRecord(column: unknown): AuditRowResult {
   if (deeperThan(json, MAX_RECORD_DEPTH)) {
     return { ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` };
   }
+  const record = asAuditRecord(json);
+  if (record) return { ok: true, record };
   const parsed = auditRecordSchema.safeParse(json);
   if (parsed.success) return { ok: true, record: parsed.data };
   const problems = parsed.error.issues
@@ -55,16 +59,19 @@ function readRecord(column: unknown): AuditRowResult {
   return { ok: false, reason: `The audit record does not match its documented shape (${problems.join('; ')}).` };
 }
 
-/** Whether objects and arrays nest more than `limit` levels; iterative, stops at the first too deep. */
-function deeperThan(root: unknown, limit: number): boolean {
-  if (typeof root !== 'object' || root === null) return false;
-  const stack: [object, number][] = [[root, 1]];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [value, depth] = item;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (typeof child === 'object' && child !== null) stack.push([child as object, depth + 1]);
-    }
+/**
+ * Whether objects and arrays nest more than `limit` levels. Recursion is safe here: it goes at most
+ * `limit` calls deep, and stops at the first branch too deep. No arrays are made on the way (this
+ * runs for every record).
+ */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], limit - 1)) return true;
+    return false;
   }
+  const fields = value as Record<string, unknown>;
+  for (const key in fields) if (deeperThan(fields[key], limit - 1)) return true;
   return false;
 }

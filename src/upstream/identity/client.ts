@@ -2,6 +2,7 @@
 import type { UpstreamHttp } from '../http.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
 import { readAuditRows } from './audit-row-parsing.js';
+import { isAuditReportEnvelope } from './fast-checks.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
 
@@ -43,6 +44,7 @@ export class IdentityClient implements IdentityApi {
           startIndex: query.startIndex,
         },
         schema: auditReportEnvelopeSchema,
+        accepts: isAuditReportEnvelope,
         credentials: tokens,
       },
       call,

@@ -1,0 +1,87 @@
+/**
+ * `npm run bench -- --ab=<git ref>`: this checkout's gateway against the one of an earlier commit,
+ * both compiled, both running at once against one simulator, measured in alternating short rounds
+ * so that a busy machine weighs on both alike. Reports CPU ms per request of each, per page size.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { runLoad } from './load.js';
+import { buildGateway, ensureDir, RESULTS, ROOT, startGateway, type GatewayChild } from './processes.js';
+import { gatewaySend, keepAlivePool, type Window } from './scenarios.js';
+
+export interface AbOptions {
+  readonly ref: string;
+  readonly sizes: readonly number[];
+  readonly rounds: number;
+  readonly concurrencyFor: (rows: number) => number;
+  readonly env: Record<string, string>;
+  readonly log: (text: string) => void;
+}
+
+export interface AbSide {
+  readonly cpuMs: number;
+  readonly answered: number;
+  readonly cpuMsPerRequest: number;
+}
+
+export type AbResult = { rows: number; base: AbSide; current: AbSide; change: number }[];
+
+/** The ref's src/ and build configuration, extracted inside the checkout (node_modules resolve upwards). */
+async function buildRef(ref: string): Promise<string> {
+  const dir = `${RESULTS}/ab/src-tree/`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const archive = execFileSync('git', ['archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  const out = `${RESULTS}/ab/build`;
+  await buildGateway(dir, out);
+  return `${out}/index.js`;
+}
+
+export async function abRun(simulatorUrl: string, window: Window, options: AbOptions): Promise<AbResult> {
+  options.log(`building ${options.ref} for comparison ...`);
+  const baseEntry = await buildRef(options.ref);
+  ensureDir(RESULTS);
+  const base = await startGateway({ simulatorUrl, env: options.env, entry: baseEntry });
+  const current = await startGateway({ simulatorUrl, env: options.env });
+  const sides: [string, GatewayChild][] = [
+    ['base', base],
+    ['current', current],
+  ];
+  const results: AbResult = [];
+  try {
+    for (const rows of options.sizes) {
+      const total = { base: { cpuMs: 0, answered: 0 }, current: { cpuMs: 0, answered: 0 } };
+      for (let round = 0; round < options.rounds; round++) {
+        // Alternate which side goes first, so neither always follows the other.
+        const order = round % 2 === 0 ? sides : [...sides].reverse();
+        for (const [name, gateway] of order) {
+          const pool = keepAlivePool(gateway.url, options.concurrencyFor(rows));
+          const result = await runLoad(gatewaySend(pool, rows, window), {
+            concurrency: options.concurrencyFor(rows),
+            warmupMs: 500,
+            durationMs: rows >= 5000 ? 4000 : 2000,
+            cpuOf: { gateway: gateway.pid },
+          });
+          await pool.close();
+          if (result.errors > 0) throw new Error(`${name} gateway: ${result.firstError}`);
+          const side = total[name as 'base' | 'current'];
+          side.cpuMs += result.cpuMs['gateway']!;
+          side.answered += result.answered;
+        }
+      }
+      const per = (s: { cpuMs: number; answered: number }): AbSide => ({ ...s, cpuMsPerRequest: s.cpuMs / s.answered });
+      const entry = { rows, base: per(total.base), current: per(total.current), change: 0 };
+      entry.change = entry.current.cpuMsPerRequest / entry.base.cpuMsPerRequest - 1;
+      results.push(entry);
+      options.log(
+        `${rows} rows: ${options.ref} ${entry.base.cpuMsPerRequest.toFixed(3)} CPU ms/request (${entry.base.answered} requests), ` +
+          `current ${entry.current.cpuMsPerRequest.toFixed(3)} (${entry.current.answered}): ${(entry.change * 100).toFixed(1)} %`,
+      );
+    }
+  } finally {
+    await base.stop();
+    await current.stop();
+  }
+  return results;
+}

@@ -1,0 +1,72 @@
+/**
+ * Hot-path checks for the audit report, next to their zod models in schemas.ts, which stay the
+ * authority: each check accepts only values its model accepts and turns into the same fields, and
+ * checks them where they lie instead of building a copy. Whatever a check does not accept goes to
+ * the zod model, which then decides and names the problems. test/upstream/fast-checks.test.ts
+ * holds them to that on generated values.
+ */
+import type { AuditRecord, AuditReportEnvelope } from './schemas.js';
+
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
+}
+
+/** auditReportEnvelopeSchema, unknown keys left in place (nothing reads them). */
+export function isAuditReportEnvelope(json: unknown): json is AuditReportEnvelope {
+  if (!isObject(json) || !isStringArray(json['header']) || !Array.isArray(json['data'])) return false;
+  const links = json['_links'];
+  if (links !== undefined && !(isObject(links) && isObject(links['self']) && typeof links['self']['href'] === 'string')) return false;
+  const headerArg = json['headerArg'];
+  return headerArg === undefined || isStringArray(headerArg);
+}
+
+const isText = (value: unknown) => value === undefined || value === null || typeof value === 'string';
+const isInt = (value: unknown) => value === undefined || value === null || Number.isSafeInteger(value);
+const isStamp = (value: unknown) => value === undefined || Number.isSafeInteger(value);
+
+/** The nullable text fields of auditRecordSchema. */
+const TEXT_FIELDS = [
+  'tenantId',
+  'actorUserName',
+  'actorDomain',
+  'actorUuid',
+  'actorUUid',
+  'clientId',
+  'deviceId',
+  'workspaceId',
+  'sourceIp',
+  'sourceIP',
+  'objectId',
+  'objectName',
+  'objectAction',
+] as const;
+
+/**
+ * auditRecordSchema on a freshly parsed record: when it holds, the record is given the model's
+ * transform in place (one name per aliased field, values defaulted) and returned; undefined sends
+ * it to the zod model.
+ */
+export function asAuditRecord(json: unknown): AuditRecord | undefined {
+  if (!isObject(json)) return undefined;
+  const r = json;
+  if (r['baseType'] !== 'Audit' && r['baseType'] !== 'Action') return undefined;
+  if (typeof r['uuid'] !== 'string' || r['uuid'].length === 0) return undefined;
+  if (typeof r['objectType'] !== 'string' || r['objectType'].length === 0) return undefined;
+  if (!isStamp(r['timestamp']) || !isStamp(r['timeStamp'])) return undefined;
+  if (r['timestamp'] === undefined && r['timeStamp'] === undefined) return undefined;
+  if (!isInt(r['organizationId']) || !isInt(r['actorId'])) return undefined;
+  for (const field of TEXT_FIELDS) if (!isText(r[field])) return undefined;
+  const values = r['values'];
+  if (!(values === undefined || values === null || isObject(values))) return undefined;
+  r['timestamp'] ??= r['timeStamp'];
+  r['actorUuid'] ??= r['actorUUid'];
+  r['sourceIp'] ??= r['sourceIP'];
+  r['values'] ??= {};
+  return r as AuditRecord;
+}
