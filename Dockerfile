@@ -21,5 +21,5 @@ EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
-# The same command as `npm run start:prod`: the heap cap keeps GC slack in check (see README "Performance").
+# The same command as `npm run start:prod`: the heap cap keeps GC slack in check (see docs/performance.md).
 CMD ["node", "--max-old-space-size=256", "dist/index.js"]
