@@ -14,6 +14,17 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/** Every `extensions.code` a client may see: the codes above, GraphQL's own and the README's additions. */
+export const CLIENT_ERROR_CODES: ReadonlySet<string> = new Set([
+  ...Object.values(ErrorCode),
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_ONLY',
+  'BAD_REQUEST',
+  'INTERNAL_SERVER_ERROR',
+]);
+
 export type UpstreamService = 'identity' | 'content-library';
 
 /**

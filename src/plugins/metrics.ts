@@ -16,6 +16,7 @@ import {
 } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { CLIENT_ERROR_CODES } from '../errors.js';
 import type { UpstreamEvents } from '../upstream/events.js';
 
 export interface GatewayMetrics {
@@ -36,22 +37,6 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
-const ERROR_CODES = new Set([
-  'BAD_USER_INPUT',
-  'BAD_REQUEST',
-  'UNAUTHENTICATED',
-  'NOT_FOUND',
-  'UPSTREAM_UNAUTHORIZED',
-  'UPSTREAM_UNAVAILABLE',
-  'UPSTREAM_INVALID_RESPONSE',
-  'UPSTREAM_NOT_CONFIGURED',
-  'RATE_LIMITED',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_ONLY',
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'INTERNAL_SERVER_ERROR',
-]);
 
 /**
  * Operation names as label values: the first `max` distinct well-formed names seen, plus the
@@ -83,7 +68,7 @@ type OperationLabel = 'operation_type' | 'operation_name';
 type ErrorParams = FillLabelsFnParams & { error: unknown; errorPhase: ErrorPhase };
 type HttpParams = FillLabelsFnParams & { request: Request; response: Response };
 
-const bounded = (value: string | undefined, allowed: Set<string>, fallback: string) =>
+const bounded = (value: string | undefined, allowed: ReadonlySet<string>, fallback: string) =>
   value !== undefined && allowed.has(value) ? value : fallback;
 
 const codeOf = (error: unknown) => {
@@ -179,7 +164,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       fillLabelsFn: (params) => ({
         ...operationLabels(params),
         phase: params.errorPhase ?? 'unknown',
-        code: bounded(codeOf(params.error), ERROR_CODES, 'other'),
+        code: bounded(codeOf(params.error), CLIENT_ERROR_CODES, 'other'),
       }),
     }),
     graphql_yoga_http_duration: createHistogram<'request', OperationLabel | 'method' | 'status_code', HttpParams>({
