@@ -99,6 +99,80 @@ describe('cursor codec', () => {
   ])('rejects a malformed cursor: %s', (_name, text) => {
     expect(() => decodeCursor(text, 'before')).toThrow(badInput('`before` is not a valid auditEvents cursor'));
   });
+
+  /** The bytes the gateway issues for `offset` in `s`, written out field by field. */
+  const issued = (offset: number, s: AuditScope) => {
+    const action = s.action === null ? 0 : ['Create', 'Update', 'Delete', 'Link', 'Unlink'].indexOf(s.action) + 1;
+    const from = BigInt(s.fromMillis);
+    return raw(
+      2,
+      varint(offset),
+      action | (s.objectType === null ? 0 : 0x08),
+      varint(from >= 0n ? 2n * from : -2n * from - 1n),
+      varint(BigInt(s.toMillis) - from),
+      varint(BigInt(s.pinnedAt) - BigInt(s.toMillis)),
+      s.objectType ?? [],
+    );
+  };
+
+  it('spells each cursor one way, so cursors issued earlier stay valid', () => {
+    const update: AuditScope = { fromMillis: NOW - HOUR, toMillis: NOW, pinnedAt: NOW, objectType: 'LOGIN', action: 'Update' };
+    expect(encodeCursor({ offset: 7, scope: update })).toBe(raw(2, 7, 0x08 | 2, FROM, SPAN, 0, 'LOGIN'));
+    expect(cursorEncoder(update)(300)).toBe(raw(2, [0xac, 0x02], 0x08 | 2, FROM, SPAN, 0, 'LOGIN'));
+  });
+
+  // Each varint gains a byte at 2^7, 2^14, ...: values on both sides of every step, in every field.
+  const steps = [0, 1, 63, 64, 127, 128, 129, 255, 16_383, 16_384, 2 ** 21 - 1, 2 ** 21, 2 ** 28, 2 ** 35, 2 ** 42, 2 ** 48];
+  it.each(steps)('round-trips %d in every field, spelled in as few bytes as it takes', (value) => {
+    const scopes: AuditScope[] = [
+      { fromMillis: value, toMillis: value, pinnedAt: value, objectType: null, action: null },
+      { fromMillis: value === 0 ? 0 : -value, toMillis: 0, pinnedAt: 0, objectType: null, action: 'Create' },
+      { fromMillis: 1 - Math.ceil(value / 2), toMillis: 1, pinnedAt: 1, objectType: null, action: 'Link' },
+      { fromMillis: 0, toMillis: value, pinnedAt: value, objectType: 'x', action: 'Delete' },
+      { fromMillis: NOW, toMillis: NOW, pinnedAt: NOW + value, objectType: null, action: 'Unlink' },
+    ];
+    for (const s of scopes) {
+      const text = encodeCursor({ offset: value, scope: s });
+      expect(text).toBe(issued(value, s));
+      expect(decodeCursor(text, 'after')).toEqual({ offset: value, scope: s });
+    }
+  });
+
+  it('accepts every action and an objectType of the longest allowed length', () => {
+    for (const [index, action] of [null, 'Create', 'Update', 'Delete', 'Link', 'Unlink'].entries()) {
+      expect(decodeCursor(raw(2, 0, index, FROM, SPAN, 0), 'after').scope.action).toBe(action);
+    }
+    for (const objectType of ['x'.repeat(100), '名'.repeat(100)]) {
+      expect(decodeCursor(raw(2, 0, 0x08, FROM, SPAN, 0, objectType), 'after').scope.objectType).toBe(objectType);
+    }
+    expect(decodeCursor(raw(2, varint(2 ** 48), 0, FROM, SPAN, 0), 'after').offset).toBe(2 ** 48);
+  });
+
+  const valid = encodeCursor({ offset: 300, scope: { ...scope, objectType: null, action: 'Delete' } });
+  const validBytes = Buffer.from(valid, 'base64url');
+  it.each([
+    ['a varint cut short', raw(2, [0x80])],
+    ['the last varint cut short', raw(2, 0, 0, FROM, SPAN, [0x80])],
+    ['an empty objectType', raw(2, 0, 0x08, FROM, SPAN, 0)],
+    ['action 7', raw(2, 0, 7, FROM, SPAN, 0)],
+    ['an unknown flag beside an action', raw(2, 0, 0x40 | 1, FROM, SPAN, 0)],
+    ['a varint of eleven bytes', raw(2, [...Array.from({ length: 10 }, () => 0x80), 0x00], 0, FROM, SPAN, 0)],
+    ['an offset with a padding byte', raw(2, [0x87, 0x00], 0, FROM, SPAN, 0)],
+    ['a span with a padding byte', raw(2, 0, 0, FROM, [...SPAN.slice(0, -1), SPAN.at(-1)! | 0x80, 0x00], 0)],
+    ['standard base64 of a cursor', Buffer.from(raw(2, 0, 0, [0xff, 0x7f], SPAN, 0), 'base64url').toString('base64')],
+    ['a cursor with a line break', `${valid.slice(0, 4)}\n${valid.slice(4)}`],
+    ['a cursor with a space', `${valid} `],
+    ['a cursor of 600 characters', raw(2, 0, 0x08, FROM, SPAN, 0, 'x'.repeat(440))],
+    ...Array.from({ length: validBytes.length - 1 }, (_, length) => [
+      `the first ${length} bytes of a cursor`,
+      validBytes.subarray(0, length).toString('base64url'),
+    ]),
+  ])('rejects %s as BAD_USER_INPUT naming the argument', (_name, text) => {
+    for (const argument of ['after', 'before'] as const) {
+      expect(() => decodeCursor(text, argument)).toThrow(badInput(`\`${argument}\` is not a valid auditEvents cursor`));
+      expect(() => decodeCursor(text, argument)).toThrow(expect.objectContaining({ detail: { argument } }));
+    }
+  });
 });
 
 describe('cursor windows', () => {
