@@ -8,6 +8,19 @@ export interface Caller {
   readonly id: string;
 }
 
+export const ANONYMOUS: Caller = { id: 'anonymous' };
+
+/**
+ * What the plugins learn about a request before it is parsed, kept on Yoga's per-request server
+ * context: Yoga starts the GraphQL context from that object, so resolvers see the same values.
+ */
+export type RequestState = {
+  /** Set by the request-id plugin when the request arrives. */
+  requestId?: string;
+  /** Set by the caller-auth plugin once the caller is admitted; absent: anonymous. */
+  caller?: Caller;
+};
+
 export interface GatewayContext {
   readonly requestId: string;
   readonly log: Logger;

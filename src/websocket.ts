@@ -9,8 +9,9 @@ import type { Server } from 'node:http';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { ExecutionResult } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { isAsyncIterable } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
+import type { RequestState } from './context.js';
 import type { LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
 import type { GatewayYoga } from './yoga.js';
@@ -41,6 +42,22 @@ function requestOf(connectionParams: Record<string, unknown> | undefined): Reque
   return new Request('http://gateway.internal/graphql', { method: 'POST', headers, body: '{"query":"{__typename}"}' });
 }
 
+/** A handshake's server context: `handshake` receives what the pipeline settled for it. */
+type HandshakeContext = RequestState & { handshake?: RequestState };
+
+/**
+ * Yoga hands plugins a copy of the server context it is given, so a handshake cannot read what
+ * they recorded there; this copies the request id and caller into the handshake's own record.
+ */
+export function useWebSocketHandshake(): Plugin<object, HandshakeContext> {
+  return {
+    onResponse({ serverContext }) {
+      const { handshake, requestId, caller } = serverContext;
+      if (handshake) Object.assign(handshake, { requestId, caller });
+    },
+  };
+}
+
 type Prepared = { execute: (args: ExecutionArgs) => unknown; stream?: AsyncIterable<ExecutionResult> };
 
 const withCode = (errors: readonly GraphQLError[], code: string) =>
@@ -51,7 +68,8 @@ const withCode = (errors: readonly GraphQLError[], code: string) =>
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
-  const requests = new WeakMap<object, Request>();
+  /** Per connection: the handshake's request, its id and the caller it admitted. */
+  const connections = new WeakMap<object, { request: Request; state: RequestState }>();
   /** Open subscriptions by connection: close() waits until their `complete` has been sent. */
   const open = new Map<object, Set<string>>();
 
@@ -61,13 +79,14 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       subscribe: (args) => (args.rootValue as Prepared).stream as never,
       onConnect: async (ctx) => {
         const request = requestOf(ctx.connectionParams);
-        const response = await yoga.fetch(request, {});
+        const state: RequestState = {};
+        const response = await yoga.fetch(request, { handshake: state } satisfies HandshakeContext);
         await response.arrayBuffer();
         if (response.status === 401 || response.status === 403) {
-          log.info({ status: response.status }, 'websocket connection refused: caller not authenticated');
+          log.info({ status: response.status, requestId: state.requestId }, 'websocket connection refused: caller not authenticated');
           return false;
         }
-        requests.set(ctx, request);
+        connections.set(ctx, { request, state });
         return true;
       },
       onComplete: (ctx, id) => {
@@ -77,9 +96,10 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         open.delete(ctx);
       },
       onSubscribe: async (ctx, id, payload) => {
-        const request = requests.get(ctx);
-        if (!request) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
-        const enveloped = yoga.getEnveloped({ request, params: payload });
+        const connection = connections.get(ctx);
+        if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
+        // Every operation of the connection carries the handshake's request id and caller.
+        const enveloped = yoga.getEnveloped({ ...connection.state, request: connection.request, params: payload });
         let document;
         try {
           document = enveloped.parse(payload.query);

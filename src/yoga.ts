@@ -7,7 +7,7 @@ import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } f
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { Config } from './config.js';
-import { createGatewayContext, type GatewayContext } from './context.js';
+import { ANONYMOUS, createGatewayContext, type GatewayContext, type RequestState } from './context.js';
 import { GatewayError } from './errors.js';
 import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
@@ -27,6 +27,7 @@ import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
 import { schema } from './schema/index.js';
+import { useWebSocketHandshake } from './websocket.js';
 import type { Upstreams } from './upstream/types.js';
 
 export interface GatewayOptions {
@@ -43,7 +44,8 @@ export interface GatewayOptions {
   readonly liveAudit?: LiveAudit | undefined;
 }
 
-export type ServerContext = Record<string, unknown>;
+/** Yoga's per-request server context: the plugins record what they learn about the request there. */
+export type ServerContext = RequestState & Record<string, unknown>;
 export type GatewayYoga = YogaServerInstance<ServerContext, GatewayContext>;
 
 function codeOfUncodedError(error: GraphQLError): string {
@@ -92,8 +94,7 @@ function useIntrospectionPolicy(policy: Config['introspection']): Plugin[] {
   return [
     {
       onValidate: ({ addValidationRule, context }) => {
-        const request = (context as { request?: Request }).request;
-        if (policy === 'authenticated' && request && callerOf(request).id !== 'anonymous') return;
+        if (policy === 'authenticated' && callerOf(context as RequestState).id !== ANONYMOUS.id) return;
         addValidationRule(NoSchemaIntrospectionCustomRule);
       },
     },
@@ -139,6 +140,7 @@ export function createGateway({
   const loggedErrors = new WeakSet<object>();
   const plugins: Plugin[] = [
     useRequestId(),
+    useWebSocketHandshake(),
     useAccessLog(log),
     useResponseCompression(),
     useNoEchoedInput(),
@@ -184,13 +186,13 @@ export function createGateway({
     cors: corsFor(config.corsOrigins, config.corsLoopbackOrigins),
     // Served by useGraphiQL: a small page and cacheable, pre-compressed assets.
     graphiql: false,
-    context: ({ request }) =>
+    context: (initial) =>
       createGatewayContext({
         upstreams,
-        requestId: requestIdOf(request),
+        requestId: requestIdOf(initial),
         log,
-        caller: callerOf(request),
-        signal: request.signal,
+        caller: callerOf(initial),
+        signal: initial.request.signal,
       }),
     plugins,
   });

@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createRemoteJwksSigningKeyProvider, useJWT } from '@graphql-yoga/plugin-jwt';
-import type { Caller } from '../context.js';
+import { ANONYMOUS, type Caller, type RequestState } from '../context.js';
 import type { Logger } from '../logger.js';
 import { currentRequestId } from './request-id.js';
 
@@ -41,11 +41,10 @@ const unauthenticated = (message: string) =>
     },
   });
 
-const callers = new WeakMap<Request, Caller>();
 const JWT_FIELD = 'jwt';
 
-/** The caller the auth plugin admitted for this request. */
-export const callerOf = (request: Request): Caller => callers.get(request) ?? { id: 'anonymous' };
+/** The caller the auth plugin admitted for the request of this server (or GraphQL) context. */
+export const callerOf = (state: RequestState): Caller => state.caller ?? ANONYMOUS;
 
 /** The token of an `Authorization: Bearer <token>` header, the scheme in any case; '' when empty. */
 export function bearerToken(request: Request): string | undefined {
@@ -121,26 +120,27 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       }) as Plugin,
     );
   }
-  plugins.push({
+  const admitCaller: Plugin<object, RequestState & { [JWT_FIELD]?: { payload?: { sub?: unknown } } }> = {
     onRequestParse({ request, serverContext }) {
       const apiKey = request.headers.get('x-api-key');
       if (apiKey !== null && keys.length > 0) {
         const index = matchApiKey(keys, apiKey);
         if (index < 0) throw unauthenticated('The API key is not valid.');
-        callers.set(request, { id: `api-key:${index}` });
+        serverContext.caller = { id: `api-key:${index}` };
         return;
       }
       // useJWT ran first: it rejected a token that does not verify and kept the payload of one that does.
-      const verified = (serverContext as { [JWT_FIELD]?: { payload?: { sub?: unknown } } })[JWT_FIELD];
+      const verified = serverContext[JWT_FIELD];
       if (verified?.payload) {
         const subject = verified.payload.sub;
-        callers.set(request, { id: typeof subject === 'string' ? `jwt:${subject}` : 'jwt' });
+        serverContext.caller = { id: typeof subject === 'string' ? `jwt:${subject}` : 'jwt' };
         return;
       }
       if (!options.allowAnonymous) {
         throw unauthenticated('Authentication required: send an API key in the x-api-key header.');
       }
     },
-  });
+  };
+  plugins.push(admitCaller as Plugin);
   return plugins;
 }

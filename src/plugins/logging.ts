@@ -5,7 +5,7 @@
  */
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Plugin, YogaLogger } from 'graphql-yoga';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext, RequestState } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { callerOf } from './caller-auth.js';
@@ -109,7 +109,7 @@ interface AccessRecord {
 }
 
 /** One line per HTTP request: method, path, status, duration, operation, caller and error codes. */
-export function useAccessLog(log: Logger): Plugin {
+export function useAccessLog(log: Logger): Plugin<object, RequestState> {
   const records = new WeakMap<Request, AccessRecord>();
   const nameOf = (name: string | undefined | null) =>
     name ? (GRAPHQL_NAME.test(name) ? name : '(unreadable name)') : undefined;
@@ -132,7 +132,7 @@ export function useAccessLog(log: Logger): Plugin {
       const codes = new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')));
       record.codes = [...codes].slice(0, MAX_LOGGED_CODES);
     },
-    onResponse({ request, response }) {
+    onResponse({ request, response, serverContext }) {
       const record = records.get(request);
       const path = record?.path ?? new URL(request.url).pathname;
       const level = PROBES.has(path) ? 'debug' : 'info';
@@ -140,13 +140,13 @@ export function useAccessLog(log: Logger): Plugin {
       if (!log.isLevelEnabled(level)) return;
       const traceId = traceIdOf(request);
       const entry = {
-        requestId: requestIdOf(request),
+        requestId: requestIdOf(serverContext),
         method: request.method.slice(0, 16),
         path: path.slice(0, MAX_LOGGED_PATH),
         status: response.status,
         durationMs: record ? Math.round((performance.now() - record.started) * 10) / 10 : undefined,
         operationName: record?.operationName,
-        caller: callerOf(request).id,
+        caller: callerOf(serverContext).id,
         ...(record?.codes ? { errors: record.codes } : {}),
         ...(traceId ? { trace_id: traceId } : {}),
       };

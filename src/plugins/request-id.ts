@@ -1,25 +1,22 @@
 /**
  * x-request-id: honoured when the client sends a plain token, created otherwise, echoed on the
- * response and carried by every log line of the request. The id is also the request's async
- * scope, so code without the GraphQL context (Yoga's own log lines, the process's last-resort
- * error handlers) can still name the request it ran for.
+ * response and carried by every log line of the request. The id lives on the request's server
+ * context (and so on its GraphQL context); it is also the request's async scope, so code without
+ * the context (Yoga's own log lines, the process's last-resort error handlers) can still name the
+ * request it ran for.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
+import type { RequestState } from '../context.js';
 
 const ACCEPTABLE = /^[\w.:-]{1,128}$/;
-const ids = new WeakMap<Request, string>();
 const scope = new AsyncLocalStorage<string>();
 
-export function requestIdOf(request: Request): string {
-  let id = ids.get(request);
-  if (!id) {
-    const given = request.headers.get('x-request-id');
-    id = given && ACCEPTABLE.test(given) ? given : randomUUID();
-    ids.set(request, id);
-  }
-  return id;
+/** The client's id when it is a plain token, a fresh one otherwise. */
+function idFor(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given && ACCEPTABLE.test(given) ? given : randomUUID();
 }
 
 /** The id of the request the current code runs for, if any. */
@@ -28,16 +25,23 @@ export const currentRequestId = (): string | undefined => scope.getStore();
 /** Runs `work` as part of request `id`: whatever it starts reports that id. */
 export const withRequestId = <T>(id: string, work: () => T): T => scope.run(id, work);
 
-export function useRequestId(): Plugin {
+/**
+ * The id of the request whose server context this is. A response Yoga ends before our hooks run
+ * (health, CORS preflight) has none on its context, but still runs in the request's scope.
+ */
+export const requestIdOf = (state: RequestState): string => state.requestId ?? currentRequestId() ?? 'unknown';
+
+export function useRequestId(): Plugin<object, RequestState> {
   return {
     instrumentation: {
-      request: ({ request }, handle) => withRequestId(requestIdOf(request), handle),
+      // The scope wraps the whole request, so the id is chosen here, before any hook runs.
+      request: ({ request }, handle) => withRequestId(idFor(request), handle),
     },
-    onRequest({ request }) {
-      requestIdOf(request);
+    onRequest({ request, serverContext }) {
+      serverContext.requestId = currentRequestId() ?? idFor(request);
     },
-    onResponse({ request, response }) {
-      response.headers.set('x-request-id', requestIdOf(request));
+    onResponse({ response, serverContext }) {
+      response.headers.set('x-request-id', requestIdOf(serverContext));
     },
   };
 }

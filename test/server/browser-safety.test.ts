@@ -59,6 +59,14 @@ describe('introspection', () => {
     expect(result.data.__schema.queryType.name).toBe('Query');
   });
 
+  it('is on for a caller with an API key and off for an anonymous one when GRAPHQL_INTROSPECTION=authenticated', async () => {
+    const g = await start({ GRAPHQL_INTROSPECTION: 'authenticated', GATEWAY_API_KEYS: 'key-one', GATEWAY_ALLOW_ANONYMOUS: 'true' });
+    const withKey = await g.execute(INTROSPECTION, undefined, { 'x-api-key': 'key-one' });
+    expect(withKey.data.__schema.queryType.name).toBe('Query');
+    const anonymous = await g.execute(INTROSPECTION);
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
   it('still serves the federation SDL to routers when it is off', async () => {
     const g = await start();
     const result = await g.execute('{ _service { sdl } }');
