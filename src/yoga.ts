@@ -3,7 +3,14 @@
  * It builds and never listens (src/index.ts listens; tests call yoga.fetch).
  */
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
-import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import {
+  createYoga,
+  maskError as maskUnexpectedError,
+  useReadinessCheck,
+  type MaskError,
+  type Plugin,
+  type YogaServerInstance,
+} from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { Config } from './config.js';
@@ -15,7 +22,7 @@ import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
 import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
 import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
-import { useBodyLimit, useOperationLimits } from './plugins/operation-limits.js';
+import { useOperationLimits } from './plugins/operation-limits.js';
 import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
@@ -55,37 +62,54 @@ function codeOfUncodedError(error: GraphQLError): string {
   return status !== undefined && status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
 }
 
-/** A GatewayError keeps its code and safe message; anything unexpected is masked. */
-function maskError(error: unknown, message: string): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof GatewayError && error instanceof GraphQLError) {
-    return new GraphQLError(original.message, {
-      nodes: error.nodes,
-      path: error.path,
-      extensions: { code: original.code },
-    });
-  }
-  // A variable that does not coerce (a bad DateTime, an unknown enum value) is the caller's mistake.
-  if (error instanceof GraphQLError && error.originalError instanceof GraphQLError && !error.path) {
-    return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });
-  }
-  if (error instanceof GraphQLError && !error.originalError) {
-    // Several operations and no (or an unknown) operationName: the request itself is wrong.
-    if (error.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') {
-      return new GraphQLError(error.message, { extensions: { ...error.extensions, code: 'BAD_REQUEST' } });
+/** Yoga's refusal of a body over `maxRequestBodySize`, by its length or counted while reading. */
+const BODY_TOO_LARGE = 'REQUEST_ENTITY_TOO_LARGE';
+
+/**
+ * A GatewayError keeps its code and safe message; a caller's mistake gets the code it deserves;
+ * anything unexpected is masked by Yoga's own masking.
+ */
+export function errorMaskingFor(maxRequestBytes: number): MaskError {
+  return (error, message, isDev) => {
+    const original = error instanceof GraphQLError ? error.originalError : error;
+    if (original instanceof GatewayError && error instanceof GraphQLError) {
+      return new GraphQLError(original.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: { code: original.code },
+      });
     }
-    if (error.extensions?.code !== undefined) return error;
-    // Errors of the request phase (plugins) and of variable coercion may come without a code.
-    return new GraphQLError(error.message, {
-      nodes: error.nodes,
-      path: error.path,
-      extensions: { ...error.extensions, code: codeOfUncodedError(error) },
+    // A variable that does not coerce (a bad DateTime, an unknown enum value) is the caller's mistake.
+    if (error instanceof GraphQLError && error.originalError instanceof GraphQLError && !error.path) {
+      return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    if (error instanceof GraphQLError && !error.originalError) {
+      // Several operations and no (or an unknown) operationName: the request itself is wrong.
+      if (error.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') {
+        return new GraphQLError(error.message, { extensions: { ...error.extensions, code: 'BAD_REQUEST' } });
+      }
+      if (error.extensions?.code === BODY_TOO_LARGE) {
+        return new GraphQLError(`The request body is larger than ${maxRequestBytes} bytes.`, {
+          extensions: { ...error.extensions, code: 'BAD_REQUEST' },
+        });
+      }
+      if (error.extensions?.code !== undefined) return error;
+      // Errors of the request phase (plugins) and of variable coercion may come without a code.
+      return new GraphQLError(error.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: { ...error.extensions, code: codeOfUncodedError(error) },
+      });
+    }
+    // Unexpected: Yoga's masking (its message; the original only in development), with our code.
+    const masked = maskUnexpectedError(error, message, isDev);
+    if (!(masked instanceof GraphQLError)) return new GraphQLError(masked.message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    return new GraphQLError(masked.message, {
+      nodes: masked.nodes,
+      path: masked.path,
+      extensions: { ...masked.extensions, code: 'INTERNAL_SERVER_ERROR' },
     });
-  }
-  return new GraphQLError(message, {
-    ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
-    extensions: { code: 'INTERNAL_SERVER_ERROR' },
-  });
+  };
 }
 
 /** Introspection for everyone, for callers with a key or JWT, or for nobody (config.introspection). */
@@ -138,13 +162,13 @@ export function createGateway({
   liveAudit,
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
+  const maskError = errorMaskingFor(config.maxRequestBytes);
   const plugins: Plugin[] = [
     useRequestId(),
     useWebSocketHandshake(),
     useAccessLog(log),
     useResponseCompression(),
     useNoEchoedInput(),
-    useBodyLimit(config.maxRequestBytes),
     useReadinessCheck({ endpoint: '/readyz', check: isReady }),
     useGraphiQL({
       title: 'Identity & content library gateway',
@@ -183,6 +207,8 @@ export function createGateway({
     landingPage: false,
     logging: yogaLogger(log, loggedErrors),
     maskedErrors: { maskError },
+    // Counted while the body is read, whether or not a Content-Length is announced.
+    maxRequestBodySize: config.maxRequestBytes,
     cors: corsFor(config.corsOrigins, config.corsLoopbackOrigins),
     // Served by useGraphiQL: a small page and cacheable, pre-compressed assets.
     graphiql: false,

@@ -83,26 +83,3 @@ function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
 function useKnownOperationTypes(): Plugin {
   return { onValidate: ({ addValidationRule }) => addValidationRule(knownOperationTypesRule) };
 }
-
-/** Rejects request bodies over the limit before they are read into memory. */
-export function useBodyLimit(maxBytes: number): Plugin {
-  return {
-    onRequest({ request, endResponse, fetchAPI }) {
-      if (request.method !== 'POST') return;
-      const reject = (status: number, message: string) =>
-        endResponse(
-          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }), {
-            status,
-            headers: { 'content-type': 'application/json' },
-          }),
-        );
-      const length = request.headers.get('content-length');
-      // Without a length the size is unknown until read: ask for one.
-      if (length === null && request.headers.has('transfer-encoding')) {
-        reject(411, 'A Content-Length header is required.');
-      } else if (length !== null && Number(length) > maxBytes) {
-        reject(413, `The request body is larger than ${maxBytes} bytes.`);
-      }
-    },
-  };
-}
