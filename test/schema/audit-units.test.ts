@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/errors.js';
 import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/schema/audit/cursor.js';
 import { parsePageRequest } from '../../src/schema/audit/page-request.js';
-import { planPage, tailSlack } from '../../src/schema/audit/paging-plan.js';
+import { planPage, tailSlack, type PagePlan, type ReadPlan } from '../../src/schema/audit/paging-plan.js';
 import { authMethodLabels, booleanValue, stringValue } from '../../src/schema/audit/record-values.js';
 import type { AuditScope } from '../../src/schema/audit/scope.js';
 
@@ -206,15 +206,62 @@ describe('paging plan', () => {
     expect([1, 31, 32, 50, 2500, 4000, 4968, 4990, 5000].map(tailSlack)).toEqual([32, 32, 32, 50, 2500, 1000, 32, 32, 32]);
   });
 
-  it('plans forward, backward and tail pages', () => {
-    const request = (lo: number, hi: number | undefined, direction: 'forward' | 'backward', size: number) =>
-      planPage({ scope, lo, hi, direction, size });
-    expect(request(10, undefined, 'forward', 5)).toEqual({ kind: 'slice', start: 10, end: 15 });
-    expect(request(10, 12, 'forward', 5)).toEqual({ kind: 'slice', start: 10, end: 12 });
-    expect(request(10, 30, 'backward', 5)).toEqual({ kind: 'slice', start: 25, end: 30 });
-    expect(request(10, 12, 'backward', 5)).toEqual({ kind: 'slice', start: 10, end: 12 });
-    expect(request(10, undefined, 'backward', 5)).toEqual({ kind: 'tail', lo: 10, size: 5, knownRow: 9 });
-    expect(request(0, undefined, 'backward', 5)).toEqual({ kind: 'tail', lo: 0, size: 5, knownRow: -1 });
+  const plan = (lo: number, hi: number | undefined, direction: 'forward' | 'backward', size: number) =>
+    planPage({ scope, lo, hi, direction, size });
+  const reads = (p: PagePlan) => {
+    if (p.needsProbe) throw new Error('a probe plan reads nothing yet');
+    return { offset: p.offset, limit: p.limit, size: p.size, direction: p.direction };
+  };
+
+  it('plans forward and backward slices: the page and one row past it', () => {
+    expect(reads(plan(10, undefined, 'forward', 5))).toEqual({ offset: 10, limit: 6, size: 5, direction: 'forward' });
+    expect(reads(plan(10, 12, 'forward', 5))).toEqual({ offset: 10, limit: 3, size: 2, direction: 'forward' });
+    expect(reads(plan(10, 30, 'backward', 5))).toEqual({ offset: 25, limit: 6, size: 5, direction: 'backward' });
+    expect(reads(plan(10, 12, 'backward', 5))).toEqual({ offset: 10, limit: 3, size: 2, direction: 'backward' });
+  });
+
+  it('makes a slice of the rows read: the extra row is the next page, a short read the window end', () => {
+    const forward = plan(10, undefined, 'forward', 5) as ReadPlan;
+    expect(forward.pageFor(6)).toEqual({ start: 10, count: 5, hasNextPage: true });
+    expect(forward.pageFor(5)).toEqual({ start: 10, count: 5, hasNextPage: false, windowSize: 15 });
+    expect(forward.pageFor(0)).toEqual({ start: 10, count: 0, hasNextPage: false });
+    expect((plan(0, undefined, 'forward', 5) as ReadPlan).pageFor(0)).toEqual({
+      start: 0,
+      count: 0,
+      hasNextPage: false,
+      windowSize: 0,
+    });
+  });
+
+  it('plans empty pages: nothing read before a `before` cursor, one row otherwise', () => {
+    expect(reads(plan(10, 30, 'forward', 0))).toEqual({ offset: 10, limit: 0, size: 0, direction: 'forward' });
+    expect((plan(10, 30, 'forward', 0) as ReadPlan).pageFor(0)).toEqual({ start: 10, count: 0, hasNextPage: true });
+    expect((plan(10, 30, 'backward', 0) as ReadPlan).pageFor(0)).toEqual({ start: 30, count: 0, hasNextPage: true });
+    const forward = plan(10, undefined, 'forward', 0) as ReadPlan;
+    expect(reads(forward)).toEqual({ offset: 10, limit: 1, size: 0, direction: 'forward' });
+    expect([forward.pageFor(1), forward.pageFor(0)].map((p) => p.hasNextPage)).toEqual([true, false]);
+    const backward = plan(0, undefined, 'backward', 0) as ReadPlan;
+    expect(reads(backward)).toEqual({ offset: 0, limit: 1, size: 0, direction: 'backward' });
+    expect([backward.pageFor(1), backward.pageFor(0)]).toEqual([
+      { start: 1, count: 0, hasNextPage: false },
+      { start: 0, count: 0, hasNextPage: false },
+    ]);
+  });
+
+  it('plans a tail page (`last` without `before`) as probes past the `after` record, then one read', () => {
+    const tail = plan(10, undefined, 'backward', 5);
+    expect(tail).toMatchObject({ needsProbe: true, offset: 10, size: 5, knownRow: 9, slack: 32 });
+    expect(plan(0, undefined, 'backward', 5)).toMatchObject({ needsProbe: true, knownRow: -1 });
+    if (!tail.needsProbe) throw new Error('expected a probe plan');
+    // The window has 40 to 60 rows: read from the earliest start (35) up to 60.
+    const read = tail.afterProbe({ lastPresent: 39, firstMissing: 60 });
+    expect(reads(read)).toEqual({ offset: 35, limit: 25, size: 5, direction: 'backward' });
+    expect(read.minRows).toBe(5);
+    expect(read.pageFor(12)).toEqual({ start: 42, count: 5, hasNextPage: false, windowSize: 47 });
+    // A window that ends inside the page's reach: the page starts at `after`'s successor.
+    const short = tail.afterProbe({ lastPresent: 11, firstMissing: 14 });
+    expect(reads(short)).toEqual({ offset: 10, limit: 4, size: 5, direction: 'backward' });
+    expect(short.pageFor(3)).toEqual({ start: 10, count: 3, hasNextPage: false, windowSize: 13 });
   });
 });
 

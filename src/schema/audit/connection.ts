@@ -8,8 +8,8 @@ import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult } from '../../upstream/types.js';
 import { reportRowErrors } from '../../plugins/audit-row-errors.js';
 import { cursorEncoder } from './cursor.js';
-import { parsePageRequest, type AuditConnectionArgs, type PageRequest } from './page-request.js';
-import { planPage, tailSlack, type PagePlan } from './paging-plan.js';
+import { parsePageRequest, type AuditConnectionArgs } from './page-request.js';
+import { planPage, type PagePlan, type PageSpan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
 import type { WindowSize } from './total-count.js';
@@ -44,14 +44,9 @@ export interface UnreadableRow {
 const MAX_ROW_ERRORS_PER_PAGE = 50;
 
 /** The page's positions [start, start + count), held in rows[first ...]. */
-interface PageRows {
-  readonly start: number;
-  readonly count: number;
+interface PageRows extends PageSpan {
   readonly rows: readonly AuditRowResult[];
   readonly first: number;
-  readonly hasNextPage: boolean;
-  /** The window's size, when the read reached its end. */
-  readonly windowSize?: number;
 }
 
 export async function resolveAuditConnection(
@@ -60,10 +55,9 @@ export async function resolveAuditConnection(
   info: GraphQLResolveInfo,
 ): Promise<AuditConnectionResult> {
   const request = parsePageRequest(args, requestTime(context));
-  if (request.size === 0) return buildConnection(context, info, request.scope, await emptyPage(context, request));
   const plan = planPage(request);
-  if (plan.kind === 'slice' && plan.end - plan.start > FIRST_CHUNK_ROWS && streamsEdges(info)) {
-    return streamedConnection(context, request.scope, plan.start, plan.end, (rows) =>
+  if (!plan.needsProbe && plan.size > FIRST_CHUNK_ROWS && streamsEdges(info)) {
+    return streamedConnection(context, request.scope, plan.offset, plan.offset + plan.size, (rows) =>
       reportRowErrors(context, rowErrors(context, info, rows)),
     );
   }
@@ -77,54 +71,18 @@ export async function resolveAuditConnection(
  */
 const requestTime = createContextCache((_context: GatewayContext) => Date.now());
 
-/**
- * `first: 0` / `last: 0` never search for the window's end. A `before` cursor names a record that
- * follows, so nothing is read; otherwise one one-row read (shared by aliases of the same window)
- * says whether a record sits where the empty page is, which keeps hasNextPage / hasPreviousPage exact.
- */
-async function emptyPage(context: GatewayContext, request: PageRequest): Promise<PageRows> {
-  const empty = { count: 0, rows: [], first: 0 };
-  if (request.hi !== undefined) {
-    return { ...empty, start: request.direction === 'backward' ? request.hi : request.lo, hasNextPage: true };
-  }
-  const rowAtLo = (await readRange(context, request.scope, request.lo, 1)).length > 0;
-  return request.direction === 'forward'
-    ? { ...empty, start: request.lo, hasNextPage: rowAtLo }
-    : // A backward page without `before` sits at the window's end: past the row at `lo`, if any.
-      { ...empty, start: request.lo + (rowAtLo ? 1 : 0), hasNextPage: false };
-}
-
 const inconsistent = (detail: Record<string, unknown>) =>
   new UpstreamError('UPSTREAM_INVALID_RESPONSE', 'identity', 'The audit report answered inconsistently while paging.', detail);
 
+/** Executes the plan: probes for the window's end if it must, then one read. */
 async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePlan): Promise<PageRows> {
-  if (plan.kind === 'slice') {
-    const size = plan.end - plan.start;
-    const rows = await readRange(context, scope, plan.start, size + 1);
-    // Fewer rows than asked: the window ends right after them (when it reaches plan.start at all).
-    const reachedEnd = rows.length <= size && (rows.length > 0 || plan.start === 0);
-    return {
-      start: plan.start,
-      count: Math.min(size, rows.length),
-      rows,
-      first: 0,
-      hasNextPage: rows.length > size,
-      ...(reachedEnd ? { windowSize: plan.start + rows.length } : {}),
-    };
-  }
-  const end = await locateWindowEnd(probeRound(context, scope), plan.knownRow, tailSlack(plan.size));
-  // The window has between lastPresent+1 and firstMissing rows: read from the earliest position
-  // the page could start at up to firstMissing, and the rows returned say where it really ends.
-  const readFrom = Math.max(plan.lo, end.lastPresent + 1 - plan.size);
-  const rows = await readRange(context, scope, readFrom, end.firstMissing - readFrom);
-  const windowEnd = readFrom + rows.length;
-  // The probes saw a row at lastPresent; a read that ends before it contradicts them.
-  if (windowEnd <= end.lastPresent) throw inconsistent({ lastPresent: end.lastPresent, windowEnd });
-  const start = Math.max(plan.lo, windowEnd - plan.size);
-  const count = Math.max(0, windowEnd - start);
-  // Exact unless the upstream lost rows before `after` (the read then started past the end).
-  const windowSize = readFrom <= end.firstMissing ? { windowSize: windowEnd } : {};
-  return { start, count, rows, first: start - readFrom, hasNextPage: false, ...windowSize };
+  const read = plan.needsProbe
+    ? plan.afterProbe(await locateWindowEnd(probeRound(context, scope), plan.knownRow, plan.slack))
+    : plan;
+  const rows = await readRange(context, scope, read.offset, read.limit);
+  if (rows.length < read.minRows) throw inconsistent({ offset: read.offset, rows: rows.length, expectedRows: read.minRows });
+  const page = read.pageFor(rows.length);
+  return { ...page, rows, first: page.start - read.offset };
 }
 
 function buildConnection(
