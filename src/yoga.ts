@@ -126,7 +126,6 @@ function corsFor(origins: readonly string[], loopback: boolean) {
   };
 }
 
-const OFF = new Set((process.env.PERF_OFF ?? '').split(','));
 export function createGateway({
   config,
   upstreams,
@@ -138,13 +137,13 @@ export function createGateway({
   liveAudit,
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
-  const plugins = [
-    ...(OFF.has('useRequestId') ? [] : [useRequestId()]),
-    ...(OFF.has('useAccessLog') ? [] : [useAccessLog(log)]),
-    ...(OFF.has('useResponseCompression') ? [] : [useResponseCompression()]),
-    ...(OFF.has('useNoEchoedInput') ? [] : [useNoEchoedInput()]),
-    ...(OFF.has('useBodyLimit') ? [] : [useBodyLimit(config.maxRequestBytes)]),
-    ...(OFF.has('useReadinessCheck') ? [] : [useReadinessCheck({ endpoint: '/readyz', check: isReady })]),
+  const plugins: Plugin[] = [
+    useRequestId(),
+    useAccessLog(log),
+    useResponseCompression(),
+    useNoEchoedInput(),
+    useBodyLimit(config.maxRequestBytes),
+    useReadinessCheck({ endpoint: '/readyz', check: isReady }),
     useGraphiQL({
       title: 'Identity & content library gateway',
       endpoint: '/graphql',
@@ -156,24 +155,24 @@ export function createGateway({
       })),
     }),
     ...(config.metricsToken ? [useMetricsToken(config.metricsToken)] : []),
-    ...(OFF.has('metrics') ? [] : [(metrics ? [metrics.plugin()] : [])].flat()),
+    ...(metrics ? [metrics.plugin()] : []),
     // Browsers must send a header a simple cross-site form or GET cannot.
-    ...(OFF.has('useCSRFPrevention') ? [] : [useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] })]),
-    ...(OFF.has('useCallerAuth') ? [] : [useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log })].flat()),
-    ...(OFF.has('configpersistedOperations') ? [] : [config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries()]),
-    ...(OFF.has('useOperationLimits') ? [] : [useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency })].flat()),
-    ...(OFF.has('useIntrospectionPolicy') ? [] : [useIntrospectionPolicy(config.introspection)].flat()),
-    ...(OFF.has('useErrorLog') ? [] : [useErrorLog(loggedErrors) as Plugin]),
-    ...(OFF.has('useRowErrors') ? [] : [useRowErrors() as Plugin]),
-    ...(OFF.has('useJitForAuditPages') ? [] : [useJitForAuditPages()]),
+    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
+    ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
+    config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries(),
+    ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
+    ...useIntrospectionPolicy(config.introspection),
+    useErrorLog(loggedErrors) as Plugin,
+    useRowErrors() as Plugin,
+    useJitForAuditPages(),
     // @defer/@stream over multipart/mixed and SSE (text/event-stream), per the client's Accept.
-    ...(OFF.has('useDeferStream') ? [] : [useDeferStream()]),
-    ...(OFF.has('useIncrementalErrorMasking') ? [] : [useIncrementalErrorMasking(maskError, loggedErrors)]),
-    ...(OFF.has('useLiveAudit') ? [] : [useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log))]),
+    useDeferStream(),
+    useIncrementalErrorMasking(maskError, loggedErrors),
+    useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
     ...(tracing ? [tracing.plugin()] : []),
-  ] as Plugin[];
+  ];
 
   return createYoga<ServerContext, GatewayContext>({
     schema,
