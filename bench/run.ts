@@ -23,17 +23,23 @@ const profileRows = profileArg ? Number(profileArg.split('=')[1] ?? 5000) : unde
 /** `--ab=<git ref>`: CPU per request of this checkout against that commit's gateway (bench/ab.ts). */
 const abArg = args.find((a) => a.startsWith('--ab='));
 const abRef = abArg?.slice('--ab='.length);
+/** `--rows=20,5000`: only these page sizes. */
+const rowsArg = args.find((a) => a.startsWith('--rows='));
+const onlyRows = rowsArg?.slice('--rows='.length).split(',').map(Number);
 for (const arg of args) {
-  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg && arg !== abArg) {
-    throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx, --ab=<git ref>)`);
+  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg && arg !== abArg && arg !== rowsArg) {
+    throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx, --ab=<git ref>, --rows=<n,...>)`);
   }
+}
+if (onlyRows?.some((rows) => !(Number.isInteger(rows) && rows >= 1 && rows <= 5000))) {
+  throw new Error('--rows=<n,...>: page sizes from 1 to 5000');
 }
 if (profileRows !== undefined && !(Number.isInteger(profileRows) && profileRows >= 1 && profileRows <= 5000)) {
   throw new Error('--profile=<rows>: rows from 1 to 5000');
 }
 
 const SEED = 1;
-const SIZES = quick ? [20, 5000] : [20, 500, 5000];
+const SIZES = onlyRows ?? (quick ? [20, 5000] : [20, 500, 5000]);
 /** 10 keeps both sides busy on small pages; 5000-row pages are CPU-bound, 4 keeps latency meaningful. */
 const concurrencyFor = (rows: number) => (rows >= 5000 ? 4 : 10);
 const TIMING = quick ? { warmupMs: 1000, durationMs: 2000 } : { warmupMs: 2000, durationMs: 8000 };

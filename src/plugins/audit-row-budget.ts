@@ -17,6 +17,7 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
@@ -41,32 +42,50 @@ function pageSize(value: ValueNode | undefined, variables: Record<string, unknow
   return 0;
 }
 
-/**
- * Rows per response key: fields of one key are merged by execution (validation makes their
- * arguments equal), so the same key reached twice, through fragments say, runs once.
- */
-function collectRows(
+/** An `auditEvents` field an operation reaches, under its response key. */
+interface PageSite {
+  readonly key: string;
+  readonly first: ValueNode | undefined;
+  readonly last: ValueNode | undefined;
+}
+
+function collectSites(
   selections: SelectionSetNode,
   fragments: Map<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
-  rowsByKey: Map<string, number>,
+  sites: PageSite[],
   seen = new Set<string>(),
 ): void {
   for (const selection of selections.selections) {
     if (selection.kind === Kind.FIELD) {
       if (selection.name.value !== 'auditEvents') continue;
       const arg = (name: string) => selection.arguments?.find((a) => a.name.value === name)?.value;
-      const rows = Math.max(pageSize(arg('first'), variables), pageSize(arg('last'), variables)) || DEFAULT_PAGE_SIZE;
-      const key = selection.alias?.value ?? selection.name.value;
-      rowsByKey.set(key, Math.max(rows, rowsByKey.get(key) ?? 0));
+      sites.push({ key: selection.alias?.value ?? selection.name.value, first: arg('first'), last: arg('last') });
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      collectRows(selection.selectionSet, fragments, variables, rowsByKey, seen);
+      collectSites(selection.selectionSet, fragments, sites, seen);
     } else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       const fragment = fragments.get(selection.name.value);
-      if (fragment) collectRows(fragment.selectionSet, fragments, variables, rowsByKey, seen);
+      if (fragment) collectSites(fragment.selectionSet, fragments, sites, seen);
     }
   }
+}
+
+/** Yoga hands out one parsed document per query text: each operation is walked once. */
+const sitesByOperation = new WeakMap<OperationDefinitionNode, readonly PageSite[]>();
+
+function pageSites(document: DocumentNode, operation: OperationDefinitionNode): readonly PageSite[] {
+  let sites = sitesByOperation.get(operation);
+  if (!sites) {
+    const fragments = new Map(
+      document.definitions
+        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+        .map((f) => [f.name.value, f]),
+    );
+    const found: PageSite[] = [];
+    collectSites(operation.selectionSet, fragments, found);
+    sitesByOperation.set(operation, (sites = found));
+  }
+  return sites;
 }
 
 export function operationRows(
@@ -77,17 +96,19 @@ export function operationRows(
 ): number {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query') return 0;
+  const sites = pageSites(document, operation);
+  if (sites.length === 0) return 0;
   // Coerced as execution will coerce them, so `$n: Int = 5000` without variables counts 5000.
   // Variables that do not coerce fail execution before any resolver runs.
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
   if (coerced.errors) return 0;
-  const fragments = new Map(
-    document.definitions
-      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-      .map((f) => [f.name.value, f]),
-  );
+  // Fields of one response key are merged by execution (validation makes their arguments
+  // equal), so the same key reached twice, through fragments say, runs once.
   const rowsByKey = new Map<string, number>();
-  collectRows(operation.selectionSet, fragments, coerced.coerced, rowsByKey);
+  for (const { key, first, last } of sites) {
+    const rows = Math.max(pageSize(first, coerced.coerced), pageSize(last, coerced.coerced)) || DEFAULT_PAGE_SIZE;
+    rowsByKey.set(key, Math.max(rows, rowsByKey.get(key) ?? 0));
+  }
   let rows = 0;
   for (const count of rowsByKey.values()) rows += count;
   return rows;
@@ -101,7 +122,8 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
   const takeSlot = () => new Promise<() => void>((granted) => void slots(() => new Promise<void>((free) => granted(free))));
 
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    // Synchronous unless the operation waits for a slot: most operations pay no extra tick.
+    onExecute({ args, setResultAndStopExecution }) {
       const rows = operationRows(
         args.schema,
         args.document as DocumentNode,
@@ -121,18 +143,19 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       }
       if (rows <= limits.largeOperationRows) return;
       const request = args.contextValue.request;
-      releases.set(request, await takeSlot());
-      return {
-        // An incremental (@defer/@stream) result is still executing when its response starts:
-        // the slot is freed when the last part is out, or when the client goes away.
-        onExecuteDone: ({ result }) => {
-          if (!isAsyncIterable(result)) return;
-          const release = releases.get(request);
-          releases.delete(request);
-          request.signal.addEventListener('abort', () => release?.(), { once: true });
-          return { onEnd: () => release?.() };
-        },
-      };
+      return takeSlot().then((release) => {
+        releases.set(request, release);
+        return {
+          // An incremental (@defer/@stream) result is still executing when its response starts:
+          // the slot is freed when the last part is out, or when the client goes away.
+          onExecuteDone: ({ result }) => {
+            if (!isAsyncIterable(result)) return;
+            releases.delete(request);
+            request.signal.addEventListener('abort', release, { once: true });
+            return { onEnd: release };
+          },
+        };
+      });
     },
     onResponse({ request }) {
       releases.get(request)?.();

@@ -47,23 +47,26 @@ export async function compress(body: Uint8Array, encoding: Encoding): Promise<Ui
 
 export function useResponseCompression(): Plugin {
   return {
-    async onResponse({ request, response, setResponse, fetchAPI }) {
+    // Synchronous unless the body is compressed: most answers pay no promise here.
+    onResponse({ request, response, setResponse, fetchAPI }) {
       const encoding = preferredEncoding(request.headers.get('accept-encoding'));
-      const type = response.headers.get('content-type') ?? '';
-      if (!encoding || !response.body || response.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
+      if (!encoding || !response.body || response.headers.has('content-encoding')) return;
+      if (!COMPRESSIBLE.test(response.headers.get('content-type') ?? '')) return;
       const length = Number(response.headers.get('content-length') ?? Number.NaN);
       if (length < MIN_BYTES) return;
-      const body = new Uint8Array(await response.arrayBuffer());
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.append('vary', 'accept-encoding');
-      if (body.byteLength < MIN_BYTES) {
-        setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
-        return;
-      }
-      const compressed = await compress(body, encoding);
-      headers.set('content-encoding', encoding);
-      headers.set('content-length', String(compressed.byteLength));
-      setResponse(new fetchAPI.Response(compressed, { status: response.status, statusText: response.statusText, headers }));
+      return (async () => {
+        const body = new Uint8Array(await response.arrayBuffer());
+        const headers = new fetchAPI.Headers(response.headers);
+        headers.append('vary', 'accept-encoding');
+        if (body.byteLength < MIN_BYTES) {
+          setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
+          return;
+        }
+        const compressed = await compress(body, encoding);
+        headers.set('content-encoding', encoding);
+        headers.set('content-length', String(compressed.byteLength));
+        setResponse(new fetchAPI.Response(compressed, { status: response.status, statusText: response.statusText, headers }));
+      })();
     },
   };
 }

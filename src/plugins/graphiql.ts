@@ -138,8 +138,10 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
     return bundle;
   };
   return {
-    async onRequest({ request, url, fetchAPI, endResponse }) {
-      if (url.pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
+    // Synchronous for every other request: a GraphQL POST pays no promise here.
+    onRequest({ request, url, fetchAPI, endResponse }) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return;
+      if (url.pathname === '/') {
         const html = (request.headers.get('accept') ?? '').includes('text/html');
         endResponse(
           new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, {
@@ -149,16 +151,17 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
         return;
       }
       if (wantsGraphiQL(request, url, options.endpoint)) {
-        endResponse(respond(request, (await loaded()).page, 'no-cache', fetchAPI));
-        return;
+        return loaded().then(({ page }) => endResponse(respond(request, page, 'no-cache', fetchAPI)));
       }
-      if (url.pathname.startsWith(ASSET_PREFIX) && (request.method === 'GET' || request.method === 'HEAD')) {
-        const found = (await loaded()).assets.get(url.pathname.slice(ASSET_PREFIX.length));
-        endResponse(
-          found
-            ? respond(request, found, IMMUTABLE, fetchAPI)
-            : new fetchAPI.Response('Not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } }),
-        );
+      if (url.pathname.startsWith(ASSET_PREFIX)) {
+        return loaded().then(({ assets }) => {
+          const found = assets.get(url.pathname.slice(ASSET_PREFIX.length));
+          endResponse(
+            found
+              ? respond(request, found, IMMUTABLE, fetchAPI)
+              : new fetchAPI.Response('Not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+          );
+        });
       }
     },
   };

@@ -25,11 +25,16 @@ function usesIncrementalDelivery(document: DocumentNode): boolean {
   return found;
 }
 
+/** Yoga hands out one parsed document per query text: the walk is done once per document. */
+const incremental = new WeakMap<DocumentNode, boolean>();
+
 function onlyAuditPages({ document, operationName }: ExecutionArgs): boolean {
   const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'query') return false;
+  let usesIncremental = incremental.get(document);
+  if (usesIncremental === undefined) incremental.set(document, (usesIncremental = usesIncrementalDelivery(document)));
   return (
-    operation?.operation === 'query' &&
-    !usesIncrementalDelivery(document) &&
+    !usesIncremental &&
     operation.selectionSet.selections.every(
       (selection) => selection.kind === Kind.FIELD && COMPILED_ROOT_FIELDS.has(selection.name.value),
     )

@@ -4,10 +4,10 @@ import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'grap
 import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
 import { ErrorCode, UpstreamError } from '../../errors.js';
-import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult } from '../../upstream/types.js';
 import { reportRowErrors } from '../../plugins/audit-row-errors.js';
 import { cursorEncoder } from './cursor.js';
+import { PositionedEdge, type AuditEdge } from './edge.js';
 import { parsePageRequest, type AuditConnectionArgs } from './page-request.js';
 import { planPage, type PagePlan, type PageSpan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
@@ -16,10 +16,7 @@ import type { WindowSize } from './total-count.js';
 import { FIRST_CHUNK_ROWS, streamedConnection, streamsEdges } from './streamed-page.js';
 import { locateWindowEnd } from './window-end.js';
 
-export interface AuditEdge {
-  readonly cursor: string;
-  readonly node: AuditRecord;
-}
+export type { AuditEdge } from './edge.js';
 
 export interface AuditWindowShape {
   readonly from: number;
@@ -98,7 +95,7 @@ function buildConnection(
     const row = page.rows[page.first + i];
     const position = page.start + i;
     if (!row) throw inconsistent({ position });
-    if (row.ok) edges.push({ cursor: cursorAt(position), node: row.record });
+    if (row.ok) edges.push(new PositionedEdge(row.record, position, cursorAt));
     else unreadable.push({ position, reason: row.reason });
   }
   if (unreadable.length > 0) reportRowErrors(context, rowErrors(context, info, unreadable));

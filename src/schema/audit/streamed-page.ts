@@ -19,6 +19,7 @@ import type { AuditRowResult } from '../../upstream/types.js';
 import { streamDirective } from '../client-schema.js';
 import type { AuditConnectionResult, AuditEdge, UnreadableRow } from './connection.js';
 import { cursorEncoder } from './cursor.js';
+import { PositionedEdge } from './edge.js';
 import { readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
 import type { WindowSize } from './total-count.js';
@@ -99,7 +100,7 @@ export function streamedConnection(
         const batch: AuditEdge[] = [];
         for (let i = 0; i < Math.min(rows.length, chunk.size); i++) {
           const row = rows[i]!;
-          if (row.ok) batch.push({ cursor: cursorAt(chunk.from + i), node: row.record });
+          if (row.ok) batch.push(new PositionedEdge(row.record, chunk.from + i, cursorAt));
           else unreadable.push({ position: chunk.from + i, reason: row.reason });
         }
         if (unreadable.length > 0) reportUnreadable(unreadable);
