@@ -17,6 +17,38 @@ import { Pool, request } from 'undici';
 /** The upstream's largest page (it clamps larger ones): a full page learns hasNextPage from a one-row read. */
 const UPSTREAM_MAX_PAGE = 5000;
 
+/** The upstream objectType -> union member, as the gateway maps it (src/schema/audit/record-types.ts). */
+const TYPE_NAME_BY_OBJECT_TYPE: Readonly<Record<string, string>> = {
+  LOGIN: 'LoginEvent',
+  LAUNCH: 'LaunchEvent',
+  LOGIN_ERROR: 'LoginErrorEvent',
+  LAUNCH_ERROR: 'LaunchErrorEvent',
+  Group: 'GroupEvent',
+  AppEntitlement: 'AppEntitlementEvent',
+  DyrectorySyncProfile: 'DirectorySyncProfileEvent',
+  DirectorySyncProfile: 'DirectorySyncProfileEvent',
+};
+const FALLBACK_TYPE_NAME = 'OtherAuditEvent';
+const UNION_MEMBERS = [...new Set([...Object.values(TYPE_NAME_BY_OBJECT_TYPE), FALLBACK_TYPE_NAME])];
+
+const RECORD_FIELDS = `
+    uuid: ID!
+    baseType: AuditBaseType!
+    timestamp: DateTime!
+    organizationId: SafeInt
+    tenantId: String
+    actor: AuditActor
+    clientId: String
+    deviceId: String
+    workspaceId: String
+    sourceIp: String
+    objectType: String!
+    objectId: String
+    objectName: String
+    objectAction: String
+    values: JSON!`;
+
+/** The contract's types, cut down to what AUDIT_QUERY selects. */
 const typeDefs = /* GraphQL */ `
   scalar DateTime
   scalar SafeInt
@@ -55,45 +87,17 @@ const typeDefs = /* GraphQL */ `
     domain: String
     uuid: String
   }
-  interface AuditRecord {
-    ${recordFields()}
+  interface AuditRecord {${RECORD_FIELDS}
   }
-  type LoginEvent implements AuditRecord {
-    ${recordFields()}
+  type LoginEvent implements AuditRecord {${RECORD_FIELDS}
     success: Boolean
     authMethods: [String!]!
   }
-  ${['LaunchEvent', 'LoginErrorEvent', 'LaunchErrorEvent', 'GroupEvent', 'AppEntitlementEvent', 'DirectorySyncProfileEvent', 'OtherAuditEvent']
-    .map((name) => `type ${name} implements AuditRecord { ${recordFields()} }`)
-    .join('\n')}
-  union AuditEvent =
-    | LoginEvent
-    | LaunchEvent
-    | LoginErrorEvent
-    | LaunchErrorEvent
-    | GroupEvent
-    | AppEntitlementEvent
-    | DirectorySyncProfileEvent
-    | OtherAuditEvent
+${UNION_MEMBERS.filter((name) => name !== 'LoginEvent')
+  .map((name) => `  type ${name} implements AuditRecord {${RECORD_FIELDS}\n  }`)
+  .join('\n')}
+  union AuditEvent = ${UNION_MEMBERS.join(' | ')}
 `;
-
-function recordFields(): string {
-  return `uuid: ID! baseType: AuditBaseType! timestamp: DateTime! organizationId: SafeInt tenantId: String
-    actor: AuditActor clientId: String deviceId: String workspaceId: String sourceIp: String
-    objectType: String! objectId: String objectName: String objectAction: String values: JSON!`;
-}
-
-/** The upstream objectType -> union member, as the gateway maps it (src/schema/audit/record-types.ts). */
-const TYPE_NAME_BY_OBJECT_TYPE: Readonly<Record<string, string>> = {
-  LOGIN: 'LoginEvent',
-  LAUNCH: 'LaunchEvent',
-  LOGIN_ERROR: 'LoginErrorEvent',
-  LAUNCH_ERROR: 'LaunchErrorEvent',
-  Group: 'GroupEvent',
-  AppEntitlement: 'AppEntitlementEvent',
-  DyrectorySyncProfile: 'DirectorySyncProfileEvent',
-  DirectorySyncProfile: 'DirectorySyncProfileEvent',
-};
 
 /** A record as the upstream sends it (some fields under two spellings). */
 interface UpstreamRecord {
@@ -167,7 +171,7 @@ function authMethods(value: unknown): string[] {
 function toNode(r: UpstreamRecord) {
   const actorUuid = r.actorUuid ?? r.actorUUid;
   const values = r.values ?? {};
-  const typeName = TYPE_NAME_BY_OBJECT_TYPE[r.objectType] ?? 'OtherAuditEvent';
+  const typeName = TYPE_NAME_BY_OBJECT_TYPE[r.objectType] ?? FALLBACK_TYPE_NAME;
   const system = r.actorId == null && r.actorUserName == null && r.actorDomain == null && actorUuid == null;
   return {
     __typename: typeName,
