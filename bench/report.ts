@@ -176,7 +176,7 @@ function table(header: string[], rows: string[][]): string {
 export function formatResults(r: BenchResults): string {
   const out: string[] = [];
   out.push(`machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.totalMemoryMB} MB, node ${r.machine.node}`);
-  out.push(`window: ${r.window.from} .. ${r.window.to} (closed, same for floor and gateway)\n`);
+  out.push(`window: ${r.window.from} .. ${r.window.to} (closed, same for floor, gateway and reference server)\n`);
   out.push(
     table(
       ['rows', 'conc', 'gw CPU ms/req', 'sim CPU ms/req', 'gw/sim', 'ref CPU ms/req', 'gw/ref', 'gw p50', 'gw p99', 'gw rps', 'floor p50', 'floor p99', 'floor rps', 'calls/req', 'tokens', 'errors f/g'],
