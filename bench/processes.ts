@@ -1,8 +1,8 @@
 /**
- * The bench's child processes: the compiled gateway, the simulator. Every child is registered and
- * killed when the bench exits, however it exits (normal end, error, Ctrl-C, SIGTERM); should the
- * bench be SIGKILLed, the simulator sees its stdin close and the gateway its parent change
- * (exit-with-parent.mjs), and both stop on their own.
+ * The bench's child processes: the compiled gateway, the reference server, the simulator. Every
+ * child is registered and killed when the bench exits, however it exits (normal end, error, Ctrl-C,
+ * SIGTERM); should the bench be SIGKILLed, the simulator sees its stdin close and the gateway and
+ * the reference server their parent change (exit-with-parent.mjs), and all stop on their own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +17,8 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS = `${ROOT}bench/results`;
 /** The gateway compiled by tsc from src/, as `npm run build` does, but kept inside bench/results/. */
 const BUILD_DIR = `${RESULTS}/build`;
+/** The reference server (bench/reference-server.ts), compiled the same way. */
+const REFERENCE_BUILD_DIR = `${RESULTS}/reference-build`;
 
 const children = new Set<ChildProcess>();
 const killAll = () => {
@@ -103,13 +105,10 @@ export async function startSimulatorProcess(seed: number): Promise<SimulatorChil
   return { ...child, ...info };
 }
 
-/**
- * Compiles src/ with tsconfig.build.json into bench/results/build (or the tree under `root` into
- * `outDir`). Returns the type errors, if any.
- */
-export async function buildGateway(root = ROOT, outDir = BUILD_DIR): Promise<string | undefined> {
+/** Runs tsc on a project into `outDir`; returns its type errors, if any. It emits despite them: only a missing `entry` is fatal. */
+async function compile(project: string, outDir: string, entry: string): Promise<string | undefined> {
   rmSync(outDir, { recursive: true, force: true });
-  const tsc = spawn(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`, '--outDir', outDir], {
+  const tsc = spawn(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', project, '--outDir', outDir], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -119,9 +118,21 @@ export async function buildGateway(root = ROOT, outDir = BUILD_DIR): Promise<str
   tsc.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const [code] = await once(tsc, 'exit');
   children.delete(tsc);
-  // tsc emits despite type errors; only a missing entry point is fatal.
-  if (!existsSync(`${outDir}/index.js`)) throw new Error(`tsc produced no ${outDir}/index.js:\n${out}`);
+  if (!existsSync(`${outDir}/${entry}`)) throw new Error(`tsc produced no ${outDir}/${entry}:\n${out}`);
   return code === 0 ? undefined : out.trim();
+}
+
+/**
+ * Compiles src/ with tsconfig.build.json into bench/results/build (or the tree under `root` into
+ * `outDir`). Returns the type errors, if any.
+ */
+export function buildGateway(root = ROOT, outDir = BUILD_DIR): Promise<string | undefined> {
+  return compile(`${root}tsconfig.build.json`, outDir, 'index.js');
+}
+
+/** Compiles the reference server (bench/tsconfig.reference.json) into bench/results/reference-build. */
+export function buildReference(): Promise<string | undefined> {
+  return compile(`${ROOT}bench/tsconfig.reference.json`, REFERENCE_BUILD_DIR, 'reference-process.js');
 }
 
 export interface GatewayOptions {
@@ -193,6 +204,39 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayChil
     if (ok) return { ...child, url };
     await sleep(100);
   }
+}
+
+export interface ReferenceChild extends Child {
+  readonly url: string;
+}
+
+/**
+ * The reference server (bare Yoga + jit, bench/reference-server.ts) against the simulator, started
+ * like the gateway: compiled, with the node flags of `npm run start:prod` (or through tsx).
+ */
+export async function startReference(options: Pick<GatewayOptions, 'simulatorUrl' | 'tsx'>): Promise<ReferenceChild> {
+  let ready: (url: string) => void;
+  const announced = new Promise<string>((resolve) => (ready = resolve));
+  const entry = options.tsx ? ['--import', 'tsx', 'bench/reference-process.ts'] : [...productionNodeFlags(), `${REFERENCE_BUILD_DIR}/reference-process.js`];
+  const child = startChild(
+    'reference',
+    ['--import', './bench/exit-with-parent.mjs', ...entry],
+    {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      IDENTITY_BASE_URL: options.simulatorUrl,
+      IDENTITY_CLIENT_ID: DEMO_CLIENT.id,
+      IDENTITY_CLIENT_SECRET: DEMO_CLIENT.secret,
+    },
+    (line) => {
+      if (line.startsWith('{')) ready((JSON.parse(line) as { url: string }).url);
+    },
+  );
+  const url = await Promise.race([
+    announced,
+    child.exit.then((code) => Promise.reject(new Error(`reference server exited with ${code}:\n${child.output()}`))),
+  ]);
+  return { ...child, url };
 }
 
 /** kB fields of /proc/<pid>/status, in MB; undefined off Linux. */

@@ -26,23 +26,50 @@ export interface PairResult {
   readonly cpuRatio: number;
   /** Token endpoint calls during this size's gateway phase (warm-up included). */
   readonly tokenRequests: number;
+  /** The reference server (bare Yoga + jit, bench/reference-server.ts) under the same load. */
+  readonly reference: LoadResult;
+  /** Audit report calls the reference server made upstream per GraphQL request. */
+  readonly referenceUpstreamCallsPerRequest: number;
+  /** The reference server's CPU ms per GraphQL request answered. */
+  readonly referenceCpuMsPerRequest: number;
+  /** The simulator's CPU ms per upstream call while serving the reference server. */
+  readonly simulatorCpuMsPerReferenceCall: number;
+  /** gatewayCpuMsPerRequest / referenceCpuMsPerRequest: at most 1 is the issue's "at or under bare Yoga + jit". */
+  readonly gatewayToReferenceCpuRatio: number;
+  /** referenceCpuMsPerRequest / simulatorCpuMsPerRequest: what the simulator ratio targets mean next to the yardstick. */
+  readonly referenceCpuRatio: number;
 }
 
-export function pairResult(rows: number, floor: LoadResult, gateway: LoadResult, upstreamCallsPerRequest: number, tokenRequests: number): PairResult {
-  const gatewayCpuMsPerRequest = (gateway.cpuMs['gateway'] ?? Number.NaN) / gateway.answered;
+/** A GraphQL server's phase: its load result and the upstream calls it made per request. */
+export interface ServerPhase {
+  readonly result: LoadResult;
+  readonly callsPerRequest: number;
+}
+
+export function pairResult(rows: number, floor: LoadResult, gateway: ServerPhase, tokenRequests: number, reference: ServerPhase): PairResult {
+  const gatewayCpuMsPerRequest = (gateway.result.cpuMs['gateway'] ?? Number.NaN) / gateway.result.answered;
   const simulatorCpuMsPerRequest = (floor.cpuMs['simulator'] ?? Number.NaN) / floor.answered;
+  const referenceCpuMsPerRequest = (reference.result.cpuMs['reference'] ?? Number.NaN) / reference.result.answered;
+  const simulatorCpuMsPerCall = ({ result, callsPerRequest }: ServerPhase) =>
+    (result.cpuMs['simulator'] ?? Number.NaN) / (result.answered * callsPerRequest);
   return {
     rows,
     floor,
-    gateway,
-    upstreamCallsPerRequest,
-    throughputRatio: gateway.rps / floor.rps,
-    latencyRatio: gateway.latencyMs.p50 / floor.latencyMs.p50,
+    gateway: gateway.result,
+    upstreamCallsPerRequest: gateway.callsPerRequest,
+    throughputRatio: gateway.result.rps / floor.rps,
+    latencyRatio: gateway.result.latencyMs.p50 / floor.latencyMs.p50,
     gatewayCpuMsPerRequest,
     simulatorCpuMsPerRequest,
-    simulatorCpuMsPerGatewayCall: (gateway.cpuMs['simulator'] ?? Number.NaN) / (gateway.answered * upstreamCallsPerRequest),
+    simulatorCpuMsPerGatewayCall: simulatorCpuMsPerCall(gateway),
     cpuRatio: gatewayCpuMsPerRequest / simulatorCpuMsPerRequest,
     tokenRequests,
+    reference: reference.result,
+    referenceUpstreamCallsPerRequest: reference.callsPerRequest,
+    referenceCpuMsPerRequest,
+    simulatorCpuMsPerReferenceCall: simulatorCpuMsPerCall(reference),
+    gatewayToReferenceCpuRatio: gatewayCpuMsPerRequest / referenceCpuMsPerRequest,
+    referenceCpuRatio: referenceCpuMsPerRequest / simulatorCpuMsPerRequest,
   };
 }
 
@@ -82,6 +109,8 @@ export interface BenchResults {
   readonly pairs: PairResult[];
   /** The main gateway's VmHWM after the fixed-concurrency scenarios. */
   readonly gatewayPeakRssUnderLoadMB: number | undefined;
+  /** The reference server's VmHWM after the same scenarios. */
+  readonly referencePeakRssUnderLoadMB: number | undefined;
   readonly memory: MemoryResult | undefined;
   readonly cache: CacheResult;
   /** Token endpoint calls per gateway process, from the simulator's counters. */
@@ -114,9 +143,19 @@ export function targets(pairs: readonly PairResult[], memory: MemoryResult | und
       verdict: verdict(p && clean(p) && Number.isFinite(p.cpuRatio) ? p.cpuRatio <= max : undefined),
     };
   };
+  // The issue's yardstick, measured in the same run: every size at or under bare Yoga + jit.
+  const referenceTarget = (p: PairResult): Target => ({
+    name: `CPU per request, ${p.rows}-row pages`,
+    goal: 'gateway CPU <= reference (bare Yoga + jit)',
+    measured: `${p.gatewayToReferenceCpuRatio.toFixed(2)} x (${p.gatewayCpuMsPerRequest.toFixed(3)} / ${p.referenceCpuMsPerRequest.toFixed(3)} ms)`,
+    verdict: verdict(
+      p.reference.errors === 0 && p.gateway.errors === 0 && Number.isFinite(p.gatewayToReferenceCpuRatio) ? p.gatewayToReferenceCpuRatio <= 1 : undefined,
+    ),
+  });
   return [
     cpuTarget(20, 2),
     cpuTarget(5000, 2.7),
+    ...pairs.map(referenceTarget),
     {
       name: 'peak RSS, 50 concurrent 5000-row queries',
       goal: '<= 200 MB',
@@ -137,16 +176,18 @@ function table(header: string[], rows: string[][]): string {
 export function formatResults(r: BenchResults): string {
   const out: string[] = [];
   out.push(`machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.totalMemoryMB} MB, node ${r.machine.node}`);
-  out.push(`window: ${r.window.from} .. ${r.window.to} (closed, same for floor and gateway)\n`);
+  out.push(`window: ${r.window.from} .. ${r.window.to} (closed, same for floor, gateway and reference server)\n`);
   out.push(
     table(
-      ['rows', 'conc', 'gw CPU ms/req', 'sim CPU ms/req', 'CPU ratio', 'gw p50', 'gw p99', 'gw rps', 'floor p50', 'floor p99', 'floor rps', 'calls/req', 'tokens', 'errors f/g'],
+      ['rows', 'conc', 'gw CPU ms/req', 'sim CPU ms/req', 'gw/sim', 'ref CPU ms/req', 'gw/ref', 'gw p50', 'gw p99', 'gw rps', 'floor p50', 'floor p99', 'floor rps', 'calls/req', 'tokens', 'errors f/g'],
       r.pairs.map((p) => [
         String(p.rows),
         String(p.gateway.concurrency),
         f(p.gatewayCpuMsPerRequest, 3),
         f(p.simulatorCpuMsPerRequest, 3),
         `${f(p.cpuRatio, 2)}x`,
+        f(p.referenceCpuMsPerRequest, 3),
+        `${f(p.gatewayToReferenceCpuRatio, 2)}x`,
         `${f(p.gateway.latencyMs.p50)} ms`,
         `${f(p.gateway.latencyMs.p99)} ms`,
         f(p.gateway.rps),
@@ -163,7 +204,26 @@ export function formatResults(r: BenchResults): string {
     '\nCPU: utime+stime from /proc/<pid>/stat over each measured phase / requests answered; sim = the simulator serving the floor ' +
       `(while serving the gateway: ${r.pairs.map((p) => `${p.rows} rows ${f(p.simulatorCpuMsPerGatewayCall, 3)} ms/call`).join(', ')})`,
   );
+  out.push(
+    '\nref = the reference server (bare graphql-yoga + graphql-jit, SDL resolvers, undici; bench/reference-server.ts), same query, rows and load:\n' +
+      table(
+        ['rows', 'ref CPU ms/req', 'ref/sim', 'gw/ref', 'ref p50', 'ref p99', 'ref rps', 'calls/req', 'sim ms/call', 'errors'],
+        r.pairs.map((p) => [
+          String(p.rows),
+          f(p.referenceCpuMsPerRequest, 3),
+          `${f(p.referenceCpuRatio, 2)}x`,
+          `${f(p.gatewayToReferenceCpuRatio, 2)}x`,
+          `${f(p.reference.latencyMs.p50)} ms`,
+          `${f(p.reference.latencyMs.p99)} ms`,
+          f(p.reference.rps),
+          f(p.referenceUpstreamCallsPerRequest, 2),
+          f(p.simulatorCpuMsPerReferenceCall, 3),
+          String(p.reference.errors),
+        ]),
+      ),
+  );
   if (r.gatewayPeakRssUnderLoadMB !== undefined) out.push(`\ngateway peak RSS during the scenarios above: ${f(r.gatewayPeakRssUnderLoadMB, 0)} MB`);
+  if (r.referencePeakRssUnderLoadMB !== undefined) out.push(`reference server peak RSS during the same scenarios: ${f(r.referencePeakRssUnderLoadMB, 0)} MB`);
   const m = r.memory;
   if (m) {
     out.push(
@@ -188,7 +248,11 @@ export function formatResults(r: BenchResults): string {
   if (r.live) out.push(`${formatLive(r.live)}\n`);
   out.push(table(['target', 'goal', 'measured', 'verdict'], r.targets.map((t) => [t.name, t.goal, t.measured, t.verdict])));
   const runs: [string, { errorKinds: Record<string, number> }][] = [
-    ...r.pairs.flatMap((p): [string, LoadResult][] => [[`${p.rows} rows floor`, p.floor], [`${p.rows} rows gateway`, p.gateway]]),
+    ...r.pairs.flatMap((p): [string, LoadResult][] => [
+      [`${p.rows} rows floor`, p.floor],
+      [`${p.rows} rows gateway`, p.gateway],
+      [`${p.rows} rows reference`, p.reference],
+    ]),
     ...(m ? [['memory', m] as [string, MemoryResult]] : []),
     ...('skipped' in c ? [] : [['cache', c.withCache] as [string, LoadResult]]),
   ];

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick | --profile[=rows] | --tsx]`: the gateway against its floor (a hand-written
- * undici client of the same upstream), on the same seeded data and the same pinned window.
+ * undici client of the same upstream) and against the reference server (bare Yoga + jit,
+ * bench/reference-server.ts), on the same seeded data and the same pinned window.
  * See README "Performance" and the report printed at the end (also bench/results/latest.json).
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -9,10 +10,44 @@ import { DEMO_CLIENT } from '../src/simulator/index.js';
 import { abRun } from './ab.js';
 import { LIVE_ENV, liveScenario, type LiveResult } from './live.js';
 import { runLoad, runWaves, type LoadOptions } from './load.js';
-import { buildGateway, ensureDir, memoryOf, resetPeak, RESULTS, ROOT, startGateway, startSimulatorProcess, type GatewayChild } from './processes.js';
+import {
+  buildGateway,
+  buildReference,
+  ensureDir,
+  memoryOf,
+  resetPeak,
+  RESULTS,
+  ROOT,
+  startGateway,
+  startReference,
+  startSimulatorProcess,
+  type GatewayChild,
+} from './processes.js';
 import { summarizeProfile } from './profile-top.js';
-import { formatResults, machine, pairResult, targets, writeResults, type BenchResults, type CacheResult, type MemoryResult, type PairResult } from './report.js';
-import { checkSameRows, fetchToken, floorSend, gatewaySend, keepAlivePool, pinnedWindow, simulatorCounters, windowHasRows, type Window } from './scenarios.js';
+import {
+  formatResults,
+  machine,
+  pairResult,
+  targets,
+  writeResults,
+  type BenchResults,
+  type CacheResult,
+  type MemoryResult,
+  type PairResult,
+  type ServerPhase,
+} from './report.js';
+import {
+  checkReferenceRows,
+  checkSameRows,
+  fetchToken,
+  floorSend,
+  gatewaySend,
+  keepAlivePool,
+  pinnedWindow,
+  simulatorCounters,
+  windowHasRows,
+  type Window,
+} from './scenarios.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -80,10 +115,19 @@ async function tokensDuring(simulatorUrl: string, work: () => Promise<void>) {
   return { token: after.token - before.token, byGrant };
 }
 
-/** The gateway's and the simulator's CPU are both sampled: the simulator serves the gateway's upstream calls. */
-async function gatewayLoad(simulator: { url: string; pid: number }, gatewayPid: number, pool: Pool, rows: number, window: Window) {
+/**
+ * A GraphQL server (`gateway` or `reference`) under the bench query: its CPU and the simulator's are
+ * both sampled, the simulator serving the server's upstream calls.
+ */
+async function serverLoad(
+  simulator: { url: string; pid: number },
+  server: { name: 'gateway' | 'reference'; pid: number },
+  pool: Pool,
+  rows: number,
+  window: Window,
+): Promise<ServerPhase & { tokens: number }> {
   const { value, calls, tokens } = await auditCallsDuring(simulator.url, () =>
-    runLoad(gatewaySend(pool, rows, window), load(rows, { gateway: gatewayPid, simulator: simulator.pid })),
+    runLoad(gatewaySend(pool, rows, window), load(rows, { [server.name]: server.pid, simulator: simulator.pid })),
   );
   return { result: value, callsPerRequest: calls / value.sent, tokens };
 }
@@ -108,12 +152,15 @@ async function memoryScenario(gateway: GatewayChild, window: Window): Promise<Me
   };
 }
 
-async function prepare() {
-  if (tsx) log('gateway: src/index.ts through tsx (--tsx)');
+/** Builds the gateway (and with `reference`, the reference server, at the same time) and starts the simulator. */
+async function prepare({ reference = false } = {}) {
+  if (tsx) log('gateway and reference server: through tsx (--tsx)');
   else {
-    log('building the gateway (tsc -p tsconfig.build.json -> bench/results/build) ...');
-    const typeErrors = await buildGateway();
-    if (typeErrors) log(`WARNING: tsc reported errors (emitted anyway):\n${typeErrors.split('\n').slice(0, 10).join('\n')}`);
+    log(`building the gateway (tsc -p tsconfig.build.json -> bench/results/build)${reference ? ' and the reference server (bench/tsconfig.reference.json -> bench/results/reference-build)' : ''} ...`);
+    const [gatewayErrors, referenceErrors] = await Promise.all([buildGateway(), reference ? buildReference() : undefined]);
+    for (const typeErrors of [gatewayErrors, referenceErrors]) {
+      if (typeErrors) log(`WARNING: tsc reported errors (emitted anyway):\n${typeErrors.split('\n').slice(0, 10).join('\n')}`);
+    }
   }
   const simulator = await startSimulatorProcess(SEED);
   const window = pinnedWindow(simulator.startedAt);
@@ -167,11 +214,16 @@ async function withGateway(
 }
 
 async function benchRun(): Promise<void> {
-  const { simulator, window } = await prepare();
+  const { simulator, window } = await prepare({ reference: true });
   const token = await fetchToken(simulator.url, DEMO_CLIENT);
   const maxRows = Math.max(...SIZES, MEMORY.rows);
   const floorPool = keepAlivePool(simulator.url, 10);
   if (!(await windowHasRows(floorPool, window, token, maxRows))) throw new Error(`the window holds no more than ${maxRows} rows`);
+
+  // Up for the fixed-concurrency scenarios only, idle while the gateway is measured (and the reverse).
+  const reference = await startReference({ simulatorUrl: simulator.url, tsx });
+  log(`reference server ${reference.url} (pid ${reference.pid}): bare graphql-yoga + graphql-jit, SDL resolvers, undici`);
+  const referencePool = keepAlivePool(reference.url, 10);
 
   const pairs: PairResult[] = [];
   let memory: MemoryResult | undefined;
@@ -181,16 +233,23 @@ async function benchRun(): Promise<void> {
     const pool = keepAlivePool(gateway.url, 10);
     for (const rows of SIZES) {
       await checkSameRows(pool, floorPool, rows, window, token);
+      await checkReferenceRows(pool, referencePool, rows, window);
       log(`${rows} rows, concurrency ${concurrencyFor(rows)}: floor ...`);
       // The simulator's own cost of a page: its CPU while it serves the floor's requests.
       const floor = await runLoad(floorSend(floorPool, rows, window, token), load(rows, { simulator: simulator.pid }));
       log(`${rows} rows, concurrency ${concurrencyFor(rows)}: gateway ...`);
-      const { result: gw, callsPerRequest, tokens: tokenRequests } = await gatewayLoad(simulator, gateway.pid, pool, rows, window);
-      pairs.push(pairResult(rows, floor, gw, callsPerRequest, tokenRequests));
+      const gw = await serverLoad(simulator, { name: 'gateway', pid: gateway.pid }, pool, rows, window);
+      log(`${rows} rows, concurrency ${concurrencyFor(rows)}: reference server ...`);
+      const ref = await serverLoad(simulator, { name: 'reference', pid: reference.pid }, referencePool, rows, window);
+      pairs.push(pairResult(rows, floor, gw, gw.tokens, ref));
     }
     await pool.close();
     peakUnderLoad = memoryOf(gateway.pid)?.peakMB;
   });
+  await referencePool.close();
+  const referencePeakUnderLoad = memoryOf(reference.pid)?.peakMB;
+  await reference.stop();
+  saveLog('reference.log', reference.output());
 
   // A fresh process: its peak is this scenario's alone, and its first 50 requests all need the token at once.
   tokens['memory'] = await withGateway(simulator.url, 'memory', NO_CACHE, async (gateway) => {
@@ -205,7 +264,7 @@ async function benchRun(): Promise<void> {
     tokens['cache'] = await withGateway(simulator.url, 'cache', {}, async (gateway) => {
       log('cache on: 5000 rows, the same closed window ...');
       const pool = keepAlivePool(gateway.url, 10);
-      const { result, callsPerRequest } = await gatewayLoad(simulator, gateway.pid, pool, 5000, window);
+      const { result, callsPerRequest } = await serverLoad(simulator, { name: 'gateway', pid: gateway.pid }, pool, 5000, window);
       await pool.close();
       cache = {
         rows: 5000,
@@ -233,6 +292,7 @@ async function benchRun(): Promise<void> {
     window: { ...window, from: new Date(window.fromMillis).toISOString(), to: new Date(window.toMillis).toISOString() },
     pairs,
     gatewayPeakRssUnderLoadMB: peakUnderLoad,
+    referencePeakRssUnderLoadMB: referencePeakUnderLoad,
     memory,
     cache,
     tokens,

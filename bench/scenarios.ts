@@ -1,8 +1,9 @@
 /**
- * What the floor and the gateway are asked: the same rows of the same pinned window. The floor is a
- * hand-written client: its own token once, the raw audit report, JSON.parse of the envelope and of
- * every row's record. The gateway client sends the equivalent auditEvents query and JSON.parses
- * the answer. Both check the row count of every answer.
+ * What the floor, the gateway and the reference server are asked: the same rows of the same pinned
+ * window. The floor is a hand-written client: its own token once, the raw audit report, JSON.parse
+ * of the envelope and of every row's record. The gateway client sends the equivalent auditEvents
+ * query and JSON.parses the answer; the reference server (bare Yoga + jit) gets the same request.
+ * Each checks the row count of every answer.
  */
 import { Pool, request } from 'undici';
 import type { Send } from './load.js';
@@ -86,6 +87,7 @@ function gatewayBody(rows: number, window: Window): string {
   });
 }
 
+/** AUDIT_QUERY to a GraphQL server: the gateway, or the reference server (which ignores the API key). */
 export function gatewaySend(pool: Pool, rows: number, window: Window): Send {
   const body = gatewayBody(rows, window);
   return async () => {
@@ -126,6 +128,15 @@ export async function checkSameRows(gateway: Pool, floor: Pool, rows: number, wi
   const floorUuids = [f.records[0]?.uuid ?? '', f.records[f.records.length - 1]?.uuid ?? ''];
   if (f.records.length !== rows || g.count !== rows || g.uuids.join() !== floorUuids.join()) {
     throw new Error(`gateway and floor read different rows for ${rows}: ${g.uuids.join('..')} vs ${floorUuids.join('..')} (${f.records.length} floor rows)`);
+  }
+}
+
+/** Before measuring the reference server: it reads the gateway's page (same count, same first and last uuid). */
+export async function checkReferenceRows(gateway: Pool, reference: Pool, rows: number, window: Window): Promise<void> {
+  const body = gatewayBody(rows, window);
+  const [g, r] = await Promise.all([gatewayPage(gateway, body), gatewayPage(reference, body)]);
+  if (r.count !== rows || g.count !== rows || r.uuids.join() !== g.uuids.join()) {
+    throw new Error(`gateway and reference server read different rows for ${rows}: ${g.uuids.join('..')} vs ${r.uuids.join('..')} (${r.count} reference rows)`);
   }
 }
 
