@@ -15,7 +15,7 @@ export interface CredentialSource {
 }
 
 export function basicAuthorization(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
 
 /**

@@ -57,6 +57,7 @@ export function errorCodeOf(error: unknown): string | undefined {
 }
 
 export function isRetryableConnectionError(code: string | undefined, method: string): boolean {
+  // Stryker disable next-line ConditionalExpression: neither set holds undefined; the check narrows the type
   if (code === undefined) return false;
   return method === 'GET' ? connectionErrorCodes.has(code) : notSentErrorCodes.has(code);
 }
@@ -69,7 +70,8 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
 /** `Retry-After` as delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value.trim() === '') return undefined;
+  // Stryker disable next-line ConditionalExpression: Date.parse reads an absent value as NaN as well; the check narrows the type
+  if (value === undefined) return undefined;
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);

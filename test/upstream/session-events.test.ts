@@ -1,0 +1,55 @@
+/** What a metrics layer and the stats see of content library logins, successful or refused. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { findLeakedSecrets, startUpstreamHarness, timed, type UpstreamHarness } from '../helpers/upstream.js';
+
+let harness: UpstreamHarness | undefined;
+afterEach(async () => {
+  if (harness) {
+    expect(findLeakedSecrets(harness)).toEqual([]);
+    await harness.close();
+  }
+  harness = undefined;
+});
+
+const firstSession = (h: UpstreamHarness) => h.sim.control.sessions()[0]!.id;
+
+describe('content library login events', { timeout: 10_000 }, () => {
+  it('reports a login as a session_login renewal of the content library that took the time it took', async () => {
+    harness = await startUpstreamHarness();
+    const { ms } = await timed(harness.upstreams.contentLibrary!.listUpdateSessionFiles(firstSession(harness), harness.call));
+    expect(harness.renewals).toEqual([
+      { service: 'content-library', kind: 'session_login', outcome: 'success', durationMs: expect.any(Number) },
+    ]);
+    expect(harness.renewals[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(harness.renewals[0]!.durationMs).toBeLessThanOrEqual(Math.ceil(ms));
+    expect(harness.upstreams.stats().session).toEqual({ logins: 1, failures: 0 });
+  });
+
+  it('reports a refused login with its error code, and counts it as a failure', async () => {
+    harness = await startUpstreamHarness({ env: { CONTENT_LIBRARY_PASSWORD: 'not-the-password' } });
+    const { error, ms } = await timed(
+      harness.upstreams.contentLibrary!.listUpdateSessionFiles(firstSession(harness), harness.call),
+    );
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAUTHORIZED' });
+    expect(harness.renewals).toEqual([
+      { service: 'content-library', kind: 'session_login', outcome: 'UPSTREAM_UNAUTHORIZED', durationMs: expect.any(Number) },
+    ]);
+    expect(harness.renewals[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(harness.renewals[0]!.durationMs).toBeLessThanOrEqual(Math.ceil(ms));
+    expect(harness.upstreams.stats().session).toEqual({ logins: 1, failures: 1 });
+  });
+
+  it('sends the session it was given on every call until the service refuses it', async () => {
+    harness = await startUpstreamHarness();
+    const id = firstSession(harness);
+    for (let i = 0; i < 3; i++) await harness.upstreams.contentLibrary!.listUpdateSessionFiles(id, harness.call);
+    const sessions = harness.sim.wire
+      .requests()
+      .filter((r) => r.method === 'GET')
+      .map((r) => r.headers['vmware-api-session-id']);
+    expect(sessions).toHaveLength(3);
+    expect(new Set(sessions).size).toBe(1);
+    expect(sessions[0]).toEqual(expect.any(String));
+    expect(harness.sim.control.counters().session).toBe(1);
+  });
+});
