@@ -2,14 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { exampleOperations } from './examples/index.js';
-import { installLastResort } from './last-resort.js';
-import { createLogger } from './logger.js';
-import { createMetrics } from './plugins/metrics.js';
-import { createUpstreams } from './upstream/index.js';
-import { createLiveAudit } from './live/index.js';
-import { attachWebSockets } from './websocket.js';
-import { createGateway } from './yoga.js';
+import type { ExampleSessionIds } from './examples/index.js';
 
 /** Start-up refusals: one line on stderr, exit code 1, no stack. */
 function refuse(message: string): never {
@@ -56,18 +49,19 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 async function main() {
   let config = readConfig();
+  const [{ createLogger }, { installLastResort }] = await Promise.all([import('./logger.js'), import('./last-resort.js')]);
   const log = createLogger({ level: config.logLevel, pretty: config.logPretty, traceIds: !!config.tracing });
   installLastResort(log, process, (code) => process.exit(code));
 
   let closeSimulator = async () => {};
-  let examples = exampleOperations();
+  let exampleSessionIds: ExampleSessionIds | undefined;
   if (config.mode === 'demo') {
     const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
     const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
       refuse(`Cannot start the demo simulator: ${listenProblem(error, 'SIMULATOR_PORT', config.simulatorPort, '127.0.0.1')}`),
     );
     config = demo.config;
-    examples = exampleOperations(demoSessionIds);
+    exampleSessionIds = demoSessionIds;
     closeSimulator = () => demo.simulator.close();
     log.warn(
       { simulator: demo.simulator.url },
@@ -76,6 +70,24 @@ async function main() {
     );
   }
 
+  // The gateway itself loads only once the configuration and the demo simulator are settled: a
+  // refusal answers in a fraction of the start-up time.
+  const [
+    { exampleOperations },
+    { createMetrics },
+    { createUpstreams },
+    { createLiveAudit },
+    { attachWebSockets },
+    { createGateway },
+  ] = await Promise.all([
+    import('./examples/index.js'),
+    import('./plugins/metrics.js'),
+    import('./upstream/index.js'),
+    import('./live/index.js'),
+    import('./websocket.js'),
+    import('./yoga.js'),
+  ]);
+  const examples = exampleOperations(exampleSessionIds);
   const metrics = createMetrics();
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;

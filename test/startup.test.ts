@@ -1,9 +1,12 @@
 import { Agent as HttpAgent, get as httpGet } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
 import { simulatorEnv } from './helpers/simulator-env.js';
+
+/** Up to five of these tests run at once (describe.concurrent): a start-up can wait behind the others. */
+const PROCESS_TEST_TIMEOUT_MS = 90_000;
 
 const running: GatewayProcess[] = [];
 const started = (env: Record<string, string>) => {
@@ -22,7 +25,7 @@ const post = (url: string, query: string, headers: Record<string, string> = {}) 
     body: JSON.stringify({ query }),
   });
 
-describe('start-up in demo mode (the README first command)', () => {
+describe.concurrent('start-up in demo mode (the README first command)', () => {
   it('serves GraphiQL, health and a working query over simulator data, then stops on SIGTERM with 0', async () => {
     const gateway = started({});
     const url = await gateway.ready;
@@ -42,10 +45,10 @@ describe('start-up in demo mode (the README first command)', () => {
     expect(body.data.auditEvents.pageInfo.hasNextPage).toBe(true);
 
     expect(await gateway.stop('SIGTERM')).toBe(0);
-  }, 60_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
-describe('start-up refusals', () => {
+describe.concurrent('start-up refusals', () => {
   it('refuses upstream mode without caller authentication, naming the variable, exit code 1', async () => {
     const gateway = started({
       IDENTITY_BASE_URL: 'http://127.0.0.1:9',
@@ -55,7 +58,7 @@ describe('start-up refusals', () => {
     expect(await gateway.exited()).toBe(1);
     expect(gateway.stderr()).toMatch(/GATEWAY_API_KEYS/);
     expect(gateway.stderr() + gateway.stdout()).not.toContain('client-secret-that-must-not-leak');
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('stops on invalid configuration with one message naming each variable', async () => {
     const gateway = started({ PORT: 'eighty', UPSTREAM_TIMEOUT_MS: 'soon', CONTENT_LIBRARY_PASSWORD: 'pw-must-not-leak' });
@@ -65,10 +68,10 @@ describe('start-up refusals', () => {
     expect(stderr).toMatch(/UPSTREAM_TIMEOUT_MS/);
     expect(stderr).toMatch(/CONTENT_LIBRARY_USERNAME/);
     expect(stderr).not.toContain('pw-must-not-leak');
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
-describe('graceful shutdown', () => {
+describe.concurrent('graceful shutdown', () => {
   let sim: Simulator;
   afterAll(async () => sim?.close());
 
@@ -90,7 +93,7 @@ describe('graceful shutdown', () => {
     expect(body.data.auditEvents.edges).toHaveLength(2);
     expect(await exit).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
 /** A port nobody listens on right now. */
@@ -114,7 +117,7 @@ function getFresh(url: string): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('demo mode options', () => {
+describe.concurrent('demo mode options', () => {
   it('honours SIMULATOR_PORT, logs the simulator URL, and writes readable lines with LOG_PRETTY', async () => {
     const simulatorPort = await freePort();
     const gateway = started({ SIMULATOR_PORT: String(simulatorPort), LOG_PRETTY: 'true' });
@@ -129,10 +132,10 @@ describe('demo mode options', () => {
     expect(token.status).toBeLessThan(500);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(await gateway.stop('SIGINT')).toBe(0);
-  }, 60_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
-describe('listen failures', () => {
+describe.concurrent('listen failures', () => {
   const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |Unhandled 'error' event/);
 
   it('names PORT when the port is in use: one line, exit 1, no stack', async () => {
@@ -148,7 +151,7 @@ describe('listen failures', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('names HOST when the address is not one of this machine', async () => {
     const gateway = started({ HOST: '203.0.113.7', GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
@@ -156,7 +159,7 @@ describe('listen failures', () => {
     expect(gateway.stderr().trim().split('\n')).toHaveLength(1);
     expect(gateway.stderr()).toMatch(/HOST: cannot listen on "203\.0\.113\.7"/);
     noStack(gateway.stderr() + gateway.stdout());
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('names SIMULATOR_PORT when demo mode cannot start its simulator', async () => {
     const taken = createNetServer();
@@ -170,10 +173,10 @@ describe('listen failures', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  }, 60_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
-describe('drain', () => {
+describe.concurrent('drain', () => {
   let sim: Simulator;
   afterAll(async () => sim?.close());
 
@@ -193,7 +196,8 @@ describe('drain', () => {
     const slow = post(url, '{ auditEvents(first: 2) { edges { cursor } } }', { 'x-api-key': 'test-key' });
     await sleep(300);
     const exit = gateway.stop('SIGTERM');
-    await sleep(100);
+    // The drain starts when the process handles the signal, which a busy machine can delay.
+    await vi.waitFor(() => expect(gateway.stdout()).toContain('draining: /readyz answers 503'), { timeout: 10_000 });
 
     expect(await getFresh(`${url}/readyz`)).toBe(503);
     expect(await getFresh(`${url}/healthz`)).toBe(200);
@@ -207,7 +211,7 @@ describe('drain', () => {
     await idleClosed;
     agent.destroy();
     await expect(getFresh(`${url}/healthz`)).rejects.toThrow();
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('exits as soon as the delay is over when nothing is in flight, even with an idle keep-alive client', async () => {
     const gateway = started({ GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's', SHUTDOWN_DELAY_MS: '200' });
@@ -219,5 +223,5 @@ describe('drain', () => {
     // Node's keep-alive timeout is 5 s: a socket left open would hold the process that long.
     expect(Date.now() - signalled).toBeLessThan(4000);
     agent.destroy();
-  }, 30_000);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
