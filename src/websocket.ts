@@ -83,7 +83,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         const response = await yoga.fetch(request, { handshake: state } satisfies HandshakeContext);
         await response.arrayBuffer();
         if (response.status === 401 || response.status === 403) {
-          log.info({ status: response.status, requestId: state.requestId }, 'websocket connection refused: caller not authenticated');
+          const refusal = { status: response.status, requestId: state.requestId };
+          log.info(refusal, 'websocket connection refused: caller not authenticated');
           return false;
         }
         connections.set(ctx, { request, state });

@@ -103,12 +103,8 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
     }
     // Unexpected: Yoga's masking (its message; the original only in development), with our code.
     const masked = maskUnexpectedError(error, message, isDev);
-    if (!(masked instanceof GraphQLError)) return new GraphQLError(masked.message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-    return new GraphQLError(masked.message, {
-      nodes: masked.nodes,
-      path: masked.path,
-      extensions: { ...masked.extensions, code: 'INTERNAL_SERVER_ERROR' },
-    });
+    const { nodes, path, extensions } = masked instanceof GraphQLError ? masked : {};
+    return new GraphQLError(masked.message, { nodes, path, extensions: { ...extensions, code: 'INTERNAL_SERVER_ERROR' } });
   };
 }
 

@@ -77,7 +77,9 @@ async function readPage(context: GatewayContext, scope: AuditScope, plan: PagePl
     ? plan.afterProbe(await locateWindowEnd(probeRound(context, scope), plan.knownRow, plan.slack))
     : plan;
   const rows = await readRange(context, scope, read.offset, read.limit);
-  if (rows.length < read.minRows) throw inconsistent({ offset: read.offset, rows: rows.length, expectedRows: read.minRows });
+  if (rows.length < read.minRows) {
+    throw inconsistent({ offset: read.offset, rows: rows.length, expectedRows: read.minRows });
+  }
   const page = read.pageFor(rows.length);
   return { ...page, rows, first: page.start - read.offset };
 }
