@@ -18,18 +18,18 @@ import { Pool, request } from 'undici';
 const UPSTREAM_MAX_PAGE = 5000;
 
 /** The upstream objectType -> union member, as the gateway maps it (src/schema/audit/record-types.ts). */
-const TYPE_NAME_BY_OBJECT_TYPE: Readonly<Record<string, string>> = {
-  LOGIN: 'LoginEvent',
-  LAUNCH: 'LaunchEvent',
-  LOGIN_ERROR: 'LoginErrorEvent',
-  LAUNCH_ERROR: 'LaunchErrorEvent',
-  Group: 'GroupEvent',
-  AppEntitlement: 'AppEntitlementEvent',
-  DyrectorySyncProfile: 'DirectorySyncProfileEvent',
-  DirectorySyncProfile: 'DirectorySyncProfileEvent',
-};
+const TYPE_NAME_BY_OBJECT_TYPE: ReadonlyMap<string, string> = new Map([
+  ['LOGIN', 'LoginEvent'],
+  ['LAUNCH', 'LaunchEvent'],
+  ['LOGIN_ERROR', 'LoginErrorEvent'],
+  ['LAUNCH_ERROR', 'LaunchErrorEvent'],
+  ['Group', 'GroupEvent'],
+  ['AppEntitlement', 'AppEntitlementEvent'],
+  ['DyrectorySyncProfile', 'DirectorySyncProfileEvent'],
+  ['DirectorySyncProfile', 'DirectorySyncProfileEvent'],
+]);
 const FALLBACK_TYPE_NAME = 'OtherAuditEvent';
-const UNION_MEMBERS = [...new Set([...Object.values(TYPE_NAME_BY_OBJECT_TYPE), FALLBACK_TYPE_NAME])];
+const UNION_MEMBERS = [...new Set([...TYPE_NAME_BY_OBJECT_TYPE.values(), FALLBACK_TYPE_NAME])];
 
 const RECORD_FIELDS = `
     uuid: ID!
@@ -171,7 +171,8 @@ function authMethods(value: unknown): string[] {
 function toNode(r: UpstreamRecord) {
   const actorUuid = r.actorUuid ?? r.actorUUid;
   const values = r.values ?? {};
-  const typeName = TYPE_NAME_BY_OBJECT_TYPE[r.objectType] ?? FALLBACK_TYPE_NAME;
+  const typeName = TYPE_NAME_BY_OBJECT_TYPE.get(r.objectType) ?? FALLBACK_TYPE_NAME;
+  const login = typeName === 'LoginEvent';
   const system = r.actorId == null && r.actorUserName == null && r.actorDomain == null && actorUuid == null;
   return {
     __typename: typeName,
@@ -190,7 +191,9 @@ function toNode(r: UpstreamRecord) {
     objectName: r.objectName,
     objectAction: r.objectAction,
     values,
-    ...(typeName === 'LoginEvent' ? { success: success(values['success']), authMethods: authMethods(values['authMethods']) } : {}),
+    // One object shape for every member (LoginEvent's fields unset elsewhere) keeps property reads monomorphic.
+    success: login ? success(values['success']) : null,
+    authMethods: login ? authMethods(values['authMethods']) : null,
   };
 }
 
