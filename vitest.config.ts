@@ -25,7 +25,8 @@ export default defineConfig({
     // finish in a little over half the time of vitest's default (cores - 1, one file on 2 cores).
     maxWorkers: 3,
     projects: [
-      { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
+      // Three start-ups at a time keep both cores busy without starving the other files' servers.
+      { extends: true, test: { name: 'processes', include: PROCESS_TESTS, maxConcurrency: 3 } },
       {
         extends: true,
         test: {
