@@ -4,17 +4,11 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /**
- * Files that change process-wide state and so run each in a fresh worker: createTracing registers
- * OpenTelemetry's global context manager and propagator, which would follow the worker into the
- * files after it. startup.test.ts only spawns processes; isolated files run first, so the longest
- * file starts at once.
+ * The start-up tests spawn the gateway process and mostly wait on it: they run in a project of
+ * their own, which vitest starts before the others (isolated projects first), so the longest file
+ * never begins last.
  */
-const ISOLATED = [
-  'test/startup.test.ts',
-  'test/server/observability.test.ts',
-  'test/server/tracing-upstream.test.ts',
-  'test/federation/hive-router.test.ts',
-];
+const PROCESS_TESTS = ['test/startup.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -31,17 +25,19 @@ export default defineConfig({
     // finish in a little over half the time of vitest's default (cores - 1, one file on 2 cores).
     maxWorkers: 3,
     projects: [
-      { extends: true, test: { name: 'isolated', include: ISOLATED } },
+      // Three start-ups at a time keep both cores busy without starving the other files' servers.
+      { extends: true, test: { name: 'processes', include: PROCESS_TESTS, maxConcurrency: 3 } },
       {
         extends: true,
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: ISOLATED,
+          exclude: PROCESS_TESTS,
           // Importing graphql, Yoga, Pothos and the schema once per worker instead of once per file
-          // roughly halves the suite's CPU time. These files keep no state outside what they
-          // create and close (no module mocks, stubbed globals or process listeners left behind);
-          // vitest restores spies between files.
+          // halves the suite's CPU time. No file mocks modules, stubs globals or leaves process
+          // listeners behind, and vitest restores spies between files. The one process-wide
+          // registration, OpenTelemetry's context manager and propagator (createTracing), is the
+          // same for every caller, and only gateways with tracing on read it.
           isolate: false,
         },
       },

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { ExampleSessionIds } from './examples/index.js';
+import type { GatewayYoga } from './yoga.js';
 
 /** Start-up refusals: one line on stderr, exit code 1, no stack. */
 function refuse(message: string): never {
@@ -70,8 +71,21 @@ async function main() {
     );
   }
 
-  // The gateway itself loads only once the configuration and the demo simulator are settled: a
-  // refusal answers in a fraction of the start-up time.
+  let draining = false;
+  // The listener binds while the gateway's modules load, so a taken port or an address not of this
+  // machine is refused at once; a request that arrives before the gateway is built waits for it.
+  let gatewayBuilt!: (yoga: GatewayYoga) => void;
+  const gateway = new Promise<GatewayYoga>((resolve) => (gatewayBuilt = resolve));
+  const server = createServer((request, response) => {
+    // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
+    if (draining) response.setHeader('connection', 'close');
+    void gateway.then((yoga) => yoga(request, response));
+  });
+  const listening = listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
+    await closeSimulator();
+    return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
+  });
+  // Loaded only once the configuration is accepted: a refusal answers in a fraction of the start-up time.
   const [
     { exampleOperations },
     { createMetrics },
@@ -95,18 +109,10 @@ async function main() {
     events: metrics.upstreamEvents,
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });
-  let draining = false;
   const liveAudit = createLiveAudit(config, upstreams, log);
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit });
-  const server = createServer((request, response) => {
-    // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
-    if (draining) response.setHeader('connection', 'close');
-    void yoga(request, response);
-  });
-  const address = await listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
-    await closeSimulator();
-    return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
-  });
+  gatewayBuilt(yoga);
+  const address = await listening;
   // Attached once listening: ws re-emits the server's listen errors, which are reported above.
   const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   log.info(

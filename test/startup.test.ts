@@ -5,7 +5,7 @@ import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
 import { simulatorEnv } from './helpers/simulator-env.js';
 
-/** Up to five of these tests run at once (describe.concurrent): a start-up can wait behind the others. */
+/** Up to three of these tests run at once (describe.concurrent): a start-up can wait behind the others. */
 const PROCESS_TEST_TIMEOUT_MS = 90_000;
 
 const running: GatewayProcess[] = [];

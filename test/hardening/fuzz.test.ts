@@ -39,7 +39,8 @@ describe('hostile callers against the running gateway (real HTTP, demo mode, hea
   beforeAll(async () => {
     gateway = runGateway({ NODE_OPTIONS: '--max-old-space-size=256', LOG_LEVEL: 'info' });
     url = await gateway.ready;
-  });
+    // The start-up tests start gateways at the same time; on a busy machine this one waits its turn.
+  }, 90_000);
   afterAll(async () => {
     await gateway.stop('SIGKILL');
   });

@@ -16,7 +16,8 @@ let base: string;
 beforeAll(async () => {
   gateway = runGateway({ AUDIT_LIVE_POLL_MS: '50', DEMO_EVENT_INTERVAL_MS: '100', SHUTDOWN_GRACE_MS: '5000', LOG_LEVEL: 'info' });
   base = await gateway.ready;
-}, 30_000);
+  // The start-up tests start gateways at the same time; on a busy machine this one waits its turn.
+}, 90_000);
 afterAll(async () => {
   await gateway?.stop('SIGKILL');
 });

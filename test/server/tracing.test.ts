@@ -4,7 +4,7 @@
  * auth on. Checks what a collector would receive and what the log lines on stdout carry.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
@@ -138,9 +138,14 @@ describe('tracing through the gateway process', { timeout: 30_000 }, () => {
       traceparent: caller.traceparent,
     });
     const audit = await childOf(await operationSpan('LoggedAudit'), 'GET audit-report');
-    const lines = stdoutLines();
-    const callLine = lines.find((l) => l.msg === 'upstream call' && l.trace_id === caller.traceId);
+    // The span can reach the receiver before the log line crosses the stdout pipe.
+    const callLine = await vi.waitFor(() => {
+      const line = stdoutLines().find((l) => l.msg === 'upstream call' && l.trace_id === caller.traceId);
+      expect(line).toBeDefined();
+      return line;
+    });
     expect(callLine).toMatchObject({ route: 'audit-report', span_id: audit.spanId });
+    const lines = stdoutLines();
     const readyLine = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('Gateway ready'));
     expect(readyLine).toBeDefined();
     expect(readyLine).not.toHaveProperty('trace_id');
