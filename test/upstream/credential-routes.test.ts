@@ -74,6 +74,21 @@ describe('credential requests', { timeout: 20_000 }, () => {
   });
 });
 
+describe('audit report without the cache', { timeout: 20_000 }, () => {
+  it('answers with the rows of the identity service itself', async () => {
+    const uncached = createUpstreams({ ...harness.config, auditCacheMaxBytes: 0 }, harness.log);
+    try {
+      const query = fullWindow(5, 2);
+      const page = await uncached.identity!.auditReport(query, harness.call);
+      const expected = harness.sim.control.events(query).slice(2, 7).map((event) => event.uuid);
+      expect(page.rows.map((row) => (row.ok ? row.record.uuid : null))).toEqual(expected);
+      expect(uncached.stats().auditCache).toBeUndefined();
+    } finally {
+      await uncached.close();
+    }
+  });
+});
+
 describe('audit report statuses', { timeout: 20_000 }, () => {
   it.each([
     [400, 'UPSTREAM_INVALID_RESPONSE', 'The identity service answered with an unexpected status.'],
@@ -88,6 +103,28 @@ describe('audit report statuses', { timeout: 20_000 }, () => {
       message,
     });
     expect(statusesOf('audit')).toEqual([status]);
+  });
+
+  it('maps a 429 whose Retry-After outlasts the deadline to UPSTREAM_UNAVAILABLE at once', async () => {
+    harness.sim.control.failNext(1, 429, { route: 'audit', retryAfterSeconds: 60 });
+    await expect(harness.upstreams.identity!.auditReport(fullWindow(1), harness.call)).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'The identity service is unavailable.',
+    });
+    expect(statusesOf('audit')).toEqual([429]);
+  });
+
+  it('maps a 500 from a credential route, or from a route with a not-found message, to UPSTREAM_UNAVAILABLE', async () => {
+    harness.sim.control.failNext(1, 500, { route: 'session' });
+    await expect(harness.recreate().contentLibrary!.listUpdateSessionFiles(sessionId(), harness.call)).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'The content library service is unavailable.',
+    });
+    harness.sim.control.failNext(1, 500, { route: 'files' });
+    await expect(harness.upstreams.contentLibrary!.listUpdateSessionFiles(sessionId(), harness.call)).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'The content library service is unavailable.',
+    });
   });
 
   it('reads a 200 whose body is cut short as an unexpected response', async () => {
