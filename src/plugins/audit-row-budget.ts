@@ -63,8 +63,9 @@ function collectRows(
       rowsByKey.set(key, Math.max(rows, rowsByKey.get(key) ?? 0));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       collectRows(selection.selectionSet, fragments, variables, rowsByKey, seen);
+    } else {
       // Stryker disable next-line ConditionalExpression: counting a fragment twice changes no maximum; validation rules out cycles
-    } else if (!seen.has(selection.name.value)) {
+      if (seen.has(selection.name.value)) continue;
       seen.add(selection.name.value);
       const fragment = fragments.get(selection.name.value);
       // Stryker disable next-line ConditionalExpression: only validated documents execute, and they name no unknown fragment
