@@ -56,8 +56,8 @@ export async function locateWindowEnd(probe: ProbeRound, knownRow: number, slack
     positions.forEach((position, i) => {
       if (present[i] && position < roundMissing) lastPresent = Math.max(lastPresent, position);
     });
+    // Every probe lies above lastPresent, so firstMissing stays above it.
     firstMissing = roundMissing;
-    if (firstMissing <= lastPresent) lastPresent = firstMissing - 1;
   }
   return { lastPresent, firstMissing };
 }
