@@ -35,6 +35,12 @@ describe('window end search', () => {
     expect(Math.max(...probed)).toBe(MAX_OFFSET + 1);
   });
 
+  it('trusts the first gap of an upstream that contradicts itself', async () => {
+    // Rows at 0..7, none at 8, yet rows again from 9 to 99: the first gallop round sees 8 missing and 64 present.
+    const contradicting: ProbeRound = async (positions) => positions.map((p) => p !== 8 && p < 100);
+    await expect(locateWindowEnd(contradicting, 0, 0)).resolves.toEqual({ lastPresent: 7, firstMissing: 8 });
+  });
+
   it('gives up on an upstream that never runs out with UPSTREAM_INVALID_RESPONSE for the identity service', async () => {
     const endless: ProbeRound = async (positions) => positions.map(() => true);
     await expect(locateWindowEnd(endless, 0, 50)).rejects.toThrow(
