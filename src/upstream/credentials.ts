@@ -25,10 +25,6 @@ export function basicAuthorization(user: string, password: string): string {
 export class SingleFlight<T> {
   #inflight: Promise<T> | undefined;
 
-  get inFlight(): boolean {
-    return this.#inflight !== undefined;
-  }
-
   /** Joins the request under way, or starts one with `start`. */
   join(start: () => Promise<T>): Promise<T> {
     this.#inflight ??= start().finally(() => {

@@ -28,6 +28,7 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal): D
 
   const onCallerAbort = () => {
     cause ??= 'cancelled';
+    // Stryker disable next-line OptionalChaining: only the caller's signal calls this
     controller.abort(callerSignal?.reason);
   };
   const timer = setTimeout(() => {

@@ -112,6 +112,17 @@ describe('audit row budget', () => {
   });
 });
 
+describe('variables that do not coerce', () => {
+  it('leave the refusal to execution, which names the variable', async () => {
+    const { execute, resolved } = server();
+    const response = await execute('query($n: Int) { auditEvents(first: $n) }', { n: 'many' });
+    expect(response.data).toBeUndefined();
+    expect(response.errors).toHaveLength(1);
+    expect(response.errors![0]!.message).toMatch(/^Variable "\$n" got invalid value "many"/);
+    expect(resolved).toEqual([]);
+  });
+});
+
 describe('large operations', () => {
   it('run one at a time, from execution until their response is out, while small ones go straight through', async () => {
     const { execute, resolved, held } = server();

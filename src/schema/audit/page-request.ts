@@ -103,7 +103,7 @@ export function scopeFromFilter(filter: AuditFilterInput, pinnedAt: number): Aud
   const fromMillis = filter.from?.getTime() ?? toMillis - DEFAULT_WINDOW_MS;
   if (fromMillis > toMillis) {
     throw new BadUserInputError(
-      requestedTo !== undefined && requestedTo === toMillis
+      requestedTo === toMillis
         ? '`filter.from` is after `filter.to`.'
         : '`filter.from` is after `filter.to`, which defaults to (and is capped at) the time of the first page.',
     );

@@ -24,6 +24,7 @@ export function authMethodLabels(value: unknown): string[] {
   const labels: string[] = [];
   let depth = 0;
   let from = 0;
+  // Stryker disable next-line EqualityOperator: the code past the end is NaN, which is no parenthesis or comma
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c === 40 /* ( */) depth++;

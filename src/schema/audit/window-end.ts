@@ -54,10 +54,11 @@ export async function locateWindowEnd(probe: ProbeRound, knownRow: number, slack
     });
     // Monotone in theory; if the upstream disagrees with itself, trust the first gap.
     positions.forEach((position, i) => {
+      // Stryker disable next-line EqualityOperator: the position at roundMissing is a missing one
       if (present[i] && position < roundMissing) lastPresent = Math.max(lastPresent, position);
     });
+    // Every probe lies above lastPresent, so firstMissing stays above it.
     firstMissing = roundMissing;
-    if (firstMissing <= lastPresent) lastPresent = firstMissing - 1;
   }
   return { lastPresent, firstMissing };
 }
@@ -66,6 +67,7 @@ function gallopPositions(from: number, exponent: number): number[] {
   const positions: number[] = [];
   for (let i = 0; i < PROBES_PER_ROUND; i++) {
     const position = from + GALLOP_BASE ** (exponent + i);
+    // Stryker disable next-line EqualityOperator: a row at MAX_OFFSET itself is then found by narrowing, with the same end
     if (position > MAX_OFFSET) break;
     positions.push(position);
   }

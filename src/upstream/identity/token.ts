@@ -82,7 +82,8 @@ export class TokenManager implements CredentialSource {
     const now = this.#now();
     const current = this.#current;
     if (current && now < current.expiresAt) {
-      if (now >= current.renewAt && !this.#renewal.inFlight && now >= this.#backgroundPausedUntil) {
+      // A renewal already under way is joined, not repeated.
+      if (now >= current.renewAt && now >= this.#backgroundPausedUntil) {
         this.#renew(log).catch(() => {
           this.#backgroundPausedUntil = this.#now() + BACKGROUND_RETRY_PAUSE_MS;
         });
@@ -104,8 +105,8 @@ export class TokenManager implements CredentialSource {
         return await this.#grant('refresh_token', log, refreshToken);
       } catch (error) {
         if (!(error instanceof UpstreamError && error.code === 'UPSTREAM_UNAUTHORIZED')) throw error;
-        // Refused (expired, revoked, rotated away): forget it, unless a newer one arrived meanwhile.
-        if (this.#refreshToken === refreshToken) this.#refreshToken = undefined;
+        // Refused (expired, revoked, rotated away): forget it. Renewals run one at a time: none newer came meanwhile.
+        this.#refreshToken = undefined;
         log.info({ upstream: 'identity' }, 'refresh grant refused; falling back to client_credentials');
       }
     }
