@@ -80,6 +80,7 @@ const sitesByOperation = new WeakMap<OperationDefinitionNode, readonly PageSite[
 
 function pageSites(document: DocumentNode, operation: OperationDefinitionNode): readonly PageSite[] {
   let sites = sitesByOperation.get(operation);
+  // Stryker disable next-line ConditionalExpression: walking the operation again finds the same sites; the cache only saves the walk
   if (!sites) {
     const fragments = new Map(
       document.definitions
@@ -103,6 +104,7 @@ export function operationRows(
   // Stryker disable next-line OptionalChaining: only validated documents with an operation execute
   if (operation?.operation !== 'query') return 0;
   const sites = pageSites(document, operation);
+  // Stryker disable next-line ConditionalExpression: without sites the sum below is 0 too; this only skips coercing the variables
   if (sites.length === 0) return 0;
   // Coerced as execution will coerce them, so `$n: Int = 5000` without variables counts 5000.
   // Variables that do not coerce fail execution before any resolver runs.
