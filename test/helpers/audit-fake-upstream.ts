@@ -67,19 +67,20 @@ export function fakeAudit(size: number, options: FakeAuditOptions = {}): FakeAud
       return { rows };
     },
   };
+  return { calls, maxInFlight: () => maxInFlight, context: contextOver(identity) };
+}
+
+/** A GraphQL context factory whose audit report is `identity`, logging nowhere. */
+export function contextOver(identity: IdentityApi): () => GatewayContext {
   const log = pino({ enabled: false });
-  return {
-    calls,
-    maxInFlight: () => maxInFlight,
-    context: () =>
-      ({
-        requestId: 'test',
-        log,
-        caller: { id: 'test' },
-        signal: undefined,
-        loaders: createLoaders({ identity, contentLibrary: undefined, close: async () => {} }, { log }),
-      }) as GatewayContext,
-  };
+  return () =>
+    ({
+      requestId: 'test',
+      log,
+      caller: { id: 'test' },
+      signal: undefined,
+      loaders: createLoaders({ identity, contentLibrary: undefined, close: async () => {} }, { log }),
+    }) as GatewayContext;
 }
 
 export const fakeInfo = {

@@ -4,6 +4,7 @@
  * none of them ever reaches a log line.
  */
 import type { Dispatcher } from 'undici';
+import { afterEach, expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
@@ -147,6 +148,20 @@ function captureCredentials(into: Set<string>, tokenAnswers: TokenAnswerSeen[]):
 }
 
 /** Asserts no secret appears anywhere in the captured log text. Returns how many were checked. */
+/**
+ * After each test, the harness it started (read with `current`, then cleared with `forget`) must
+ * have no secret in its log, and is closed.
+ */
+export function closeAfterEachTest(current: () => UpstreamHarness | undefined, forget: () => void): void {
+  afterEach(async () => {
+    const harness = current();
+    forget();
+    if (!harness) return;
+    expect(findLeakedSecrets(harness)).toEqual([]);
+    await harness.close();
+  });
+}
+
 export function findLeakedSecrets(harness: UpstreamHarness): string[] {
   const text = harness.memory.text();
   return harness.secrets().filter((secret) => secret.length >= 6 && text.includes(secret));

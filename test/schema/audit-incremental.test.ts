@@ -5,17 +5,14 @@
  */
 import { createYoga } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayContext } from '../../src/context.js';
-import { createLoaders } from '../../src/loaders.js';
 import { FIRST_CHUNK_ROWS } from '../../src/schema/audit/streamed-page.js';
 import { useRowErrors } from '../../src/plugins/audit-row-errors.js';
 import { schema } from '../../src/schema/index.js';
 import { UpstreamError } from '../../src/errors.js';
 import type { AuditReportQuery, IdentityApi } from '../../src/upstream/types.js';
 import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
-import { fakeAudit, fakeRecord } from '../helpers/audit-fake-upstream.js';
+import { contextOver, fakeAudit, fakeRecord } from '../helpers/audit-fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const STREAMED = /* GraphQL */ `
@@ -184,16 +181,7 @@ function gatedAudit(size: number, unreadable: ReadonlySet<number> = new Set(), f
       return { rows };
     },
   };
-  const log = pino({ enabled: false });
-  const context = () =>
-    ({
-      requestId: 'test',
-      log,
-      caller: { id: 'test' },
-      signal: undefined,
-      loaders: createLoaders({ identity, contentLibrary: undefined, close: async () => {} }, { log }),
-    }) as GatewayContext;
-  const yoga = createYoga({ schema, plugins: [useRowErrors(), useDeferStream()], context, logging: false });
+  const yoga = createYoga({ schema, plugins: [useRowErrors(), useDeferStream()], context: contextOver(identity), logging: false });
   const stream = (first: number) =>
     yoga.fetch('http://yoga/graphql', {
       method: 'POST',

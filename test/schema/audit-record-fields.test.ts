@@ -1,13 +1,10 @@
 /** Record fields read from the upstream record: the actor, and a login's success and authMethods. */
-import { pino } from 'pino';
 import { createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import type { GatewayContext } from '../../src/context.js';
-import { createLoaders } from '../../src/loaders.js';
 import { schema } from '../../src/schema/index.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { IdentityApi } from '../../src/upstream/types.js';
-import { fakeRecord } from '../helpers/audit-fake-upstream.js';
+import { contextOver, fakeRecord } from '../helpers/audit-fake-upstream.js';
 
 /** Runs `query` over an audit report holding exactly these records, newest first. */
 async function run(records: AuditRecord[], query: string) {
@@ -16,16 +13,7 @@ async function run(records: AuditRecord[], query: string) {
       return { rows: records.slice(q.startIndex, q.startIndex + q.pageSize).map((record) => ({ ok: true as const, record })) };
     },
   };
-  const log = pino({ enabled: false });
-  const context = () =>
-    ({
-      requestId: 'test',
-      log,
-      caller: { id: 'test' },
-      signal: undefined,
-      loaders: createLoaders({ identity, contentLibrary: undefined, close: async () => {} }, { log }),
-    }) as unknown as GatewayContext;
-  const yoga = createYoga({ schema, context, logging: false });
+  const yoga = createYoga({ schema, context: contextOver(identity), logging: false });
   const response = await yoga.fetch('http://yoga/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

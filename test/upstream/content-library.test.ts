@@ -1,17 +1,11 @@
 /** The content library: session login shared and renewed once, 404, no credentials, bad credentials. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
 import { DEMO_USER } from '../../src/simulator/index.js';
-import { findLeakedSecrets, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
+import { closeAfterEachTest, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;
-afterEach(async () => {
-  if (harness) {
-    expect(findLeakedSecrets(harness)).toEqual([]);
-    await harness.close();
-  }
-  harness = undefined;
-});
+closeAfterEachTest(() => harness, () => (harness = undefined));
 
 const sessionIds = (h: UpstreamHarness) => h.sim.control.sessions().map((s) => s.id);
 

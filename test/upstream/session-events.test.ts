@@ -1,15 +1,9 @@
 /** What a metrics layer and the stats see of content library logins, successful or refused. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { findLeakedSecrets, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEachTest, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;
-afterEach(async () => {
-  if (harness) {
-    expect(findLeakedSecrets(harness)).toEqual([]);
-    await harness.close();
-  }
-  harness = undefined;
-});
+closeAfterEachTest(() => harness, () => (harness = undefined));
 
 const firstSession = (h: UpstreamHarness) => h.sim.control.sessions()[0]!.id;
 

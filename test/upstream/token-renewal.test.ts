@@ -3,19 +3,13 @@
  * exact form bodies, the refresh token in use, background renewal and its pause, expiry.
  */
 import type { Dispatcher } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEMO_CLIENT } from '../../src/simulator/index.js';
 import { manualClock } from '../helpers/simulator-client.js';
-import { findLeakedSecrets, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
+import { closeAfterEachTest, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;
-afterEach(async () => {
-  if (harness) {
-    expect(findLeakedSecrets(harness)).toEqual([]);
-    await harness.close();
-  }
-  harness = undefined;
-});
+closeAfterEachTest(() => harness, () => (harness = undefined));
 
 const T0 = Date.UTC(2026, 0, 1);
 /** The simulator's default token lifetime. */

@@ -1,16 +1,10 @@
 /** The shared OAuth token: single flight, renewal ahead of expiry, refresh grant, 401 recovery. */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
-import { findLeakedSecrets, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
+import { closeAfterEachTest, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;
-afterEach(async () => {
-  if (harness) {
-    expect(findLeakedSecrets(harness)).toEqual([]);
-    await harness.close();
-  }
-  harness = undefined;
-});
+closeAfterEachTest(() => harness, () => (harness = undefined));
 
 describe('token manager', { timeout: 10_000 }, () => {
   it('makes exactly one token request for 200 concurrent calls on a cold client', async () => {
