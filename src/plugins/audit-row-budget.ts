@@ -160,6 +160,7 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
           onExecuteDone: ({ result }) => {
             if (!isAsyncIterable(result)) return;
             releases.delete(request);
+            // Stryker disable next-line ObjectLiteral,BooleanLiteral: the release resolves a promise; a second call does nothing
             request.signal.addEventListener('abort', release, { once: true });
             return { onEnd: release };
           },

@@ -210,14 +210,14 @@ describe('paging plan', () => {
     planPage({ scope, lo, hi, direction, size });
   const reads = (p: PagePlan) => {
     if (p.needsProbe) throw new Error('a probe plan reads nothing yet');
-    return { offset: p.offset, limit: p.limit, size: p.size, direction: p.direction };
+    return { offset: p.offset, limit: p.limit, size: p.size };
   };
 
   it('plans forward and backward slices: the page and one row past it', () => {
-    expect(reads(plan(10, undefined, 'forward', 5))).toEqual({ offset: 10, limit: 6, size: 5, direction: 'forward' });
-    expect(reads(plan(10, 12, 'forward', 5))).toEqual({ offset: 10, limit: 3, size: 2, direction: 'forward' });
-    expect(reads(plan(10, 30, 'backward', 5))).toEqual({ offset: 25, limit: 6, size: 5, direction: 'backward' });
-    expect(reads(plan(10, 12, 'backward', 5))).toEqual({ offset: 10, limit: 3, size: 2, direction: 'backward' });
+    expect(reads(plan(10, undefined, 'forward', 5))).toEqual({ offset: 10, limit: 6, size: 5 });
+    expect(reads(plan(10, 12, 'forward', 5))).toEqual({ offset: 10, limit: 3, size: 2 });
+    expect(reads(plan(10, 30, 'backward', 5))).toEqual({ offset: 25, limit: 6, size: 5 });
+    expect(reads(plan(10, 12, 'backward', 5))).toEqual({ offset: 10, limit: 3, size: 2 });
   });
 
   it('makes a slice of the rows read: the extra row is the next page, a short read the window end', () => {
@@ -234,14 +234,14 @@ describe('paging plan', () => {
   });
 
   it('plans empty pages: nothing read before a `before` cursor, one row otherwise', () => {
-    expect(reads(plan(10, 30, 'forward', 0))).toEqual({ offset: 10, limit: 0, size: 0, direction: 'forward' });
+    expect(reads(plan(10, 30, 'forward', 0))).toEqual({ offset: 10, limit: 0, size: 0 });
     expect((plan(10, 30, 'forward', 0) as ReadPlan).pageFor(0)).toEqual({ start: 10, count: 0, hasNextPage: true });
     expect((plan(10, 30, 'backward', 0) as ReadPlan).pageFor(0)).toEqual({ start: 30, count: 0, hasNextPage: true });
     const forward = plan(10, undefined, 'forward', 0) as ReadPlan;
-    expect(reads(forward)).toEqual({ offset: 10, limit: 1, size: 0, direction: 'forward' });
+    expect(reads(forward)).toEqual({ offset: 10, limit: 1, size: 0 });
     expect([forward.pageFor(1), forward.pageFor(0)].map((p) => p.hasNextPage)).toEqual([true, false]);
     const backward = plan(0, undefined, 'backward', 0) as ReadPlan;
-    expect(reads(backward)).toEqual({ offset: 0, limit: 1, size: 0, direction: 'backward' });
+    expect(reads(backward)).toEqual({ offset: 0, limit: 1, size: 0 });
     expect([backward.pageFor(1), backward.pageFor(0)]).toEqual([
       { start: 1, count: 0, hasNextPage: false },
       { start: 0, count: 0, hasNextPage: false },
@@ -255,13 +255,17 @@ describe('paging plan', () => {
     if (!tail.needsProbe) throw new Error('expected a probe plan');
     // The window has 40 to 60 rows: read from the earliest start (35) up to 60.
     const read = tail.afterProbe({ lastPresent: 39, firstMissing: 60 });
-    expect(reads(read)).toEqual({ offset: 35, limit: 25, size: 5, direction: 'backward' });
+    expect(reads(read)).toEqual({ offset: 35, limit: 25, size: 5 });
     expect(read.minRows).toBe(5);
     expect(read.pageFor(12)).toEqual({ start: 42, count: 5, hasNextPage: false, windowSize: 47 });
     // A window that ends inside the page's reach: the page starts at `after`'s successor.
     const short = tail.afterProbe({ lastPresent: 11, firstMissing: 14 });
-    expect(reads(short)).toEqual({ offset: 10, limit: 4, size: 5, direction: 'backward' });
+    expect(reads(short)).toEqual({ offset: 10, limit: 4, size: 5 });
     expect(short.pageFor(3)).toEqual({ start: 10, count: 3, hasNextPage: false, windowSize: 13 });
+    // `after` names the window's last record: nothing to read, and the window's size is known.
+    const atEnd = tail.afterProbe({ lastPresent: 9, firstMissing: 10 });
+    expect(reads(atEnd)).toEqual({ offset: 10, limit: 0, size: 5 });
+    expect(atEnd.pageFor(0)).toEqual({ start: 10, count: 0, hasNextPage: false, windowSize: 10 });
   });
 });
 
@@ -287,7 +291,7 @@ describe('page request', () => {
   it('maps cursors to positions: after -> lo, before -> hi; before alone pages backward', () => {
     expect(parsePageRequest({ after: cursor(9), first: 5 }, NOW + HOUR)).toMatchObject({ lo: 10, hi: undefined, direction: 'forward', size: 5 });
     expect(parsePageRequest({ before: cursor(9) }, NOW)).toMatchObject({ lo: 0, hi: 9, direction: 'backward', size: 50 });
-    expect(parsePageRequest({ after: cursor(2), before: cursor(9), last: 3 }, NOW)).toMatchObject({ lo: 3, hi: 9, direction: 'backward' });
+    expect(parsePageRequest({ after: cursor(2), before: cursor(9), last: 3 }, NOW)).toMatchObject({ lo: 3, hi: 9 });
   });
 
   it('keeps the cursor scope (and its pin) on later pages, with the filter left out or repeated', () => {

@@ -2,9 +2,11 @@
  * The audit row budget on its own, in a bare Yoga server: which selections count, how variables,
  * fragments and defaults are read, the exact limits, and large operations taking turns.
  */
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it, vi } from 'vitest';
 import { useAuditRowLimits } from '../../src/plugins/audit-row-budget.js';
+import { multipartParts } from '../clients/incremental-parts.js';
 
 interface Response {
   data?: any;
@@ -42,7 +44,7 @@ function server() {
   });
   const yoga = createYoga({
     schema,
-    plugins: [useAuditRowLimits({ maxRows: 10_000, largeOperationRows: 60, largeOperationConcurrency: 1 })],
+    plugins: [useAuditRowLimits({ maxRows: 10_000, largeOperationRows: 60, largeOperationConcurrency: 1 }), useDeferStream()],
     logging: false,
   });
   const execute = async (query: string, variables?: Record<string, unknown>, operationName?: string): Promise<Response> => {
@@ -53,8 +55,19 @@ function server() {
     });
     return (await response.json()) as Response;
   };
-  return { execute, resolved, held };
+  /** Starts an operation whose response comes in parts (multipart/mixed). */
+  const executeIncremental = (query: string, signal?: AbortSignal) =>
+    yoga.fetch('http://yoga.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({ query }),
+      signal,
+    });
+  return { execute, executeIncremental, resolved, held };
 }
+
+/** Long enough for an operation that is free to run to reach its resolver. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 const refused = (rows: number): Response => ({
   errors: [
@@ -153,5 +166,40 @@ describe('large operations', () => {
     await vi.waitFor(() => expect(held.has(1001)).toBe(true));
     held.get(1001)!();
     await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+  });
+
+  it('keep their turn while an incremental response is still being sent, until its last part is out', async () => {
+    const { execute, executeIncremental, held, resolved } = server();
+    const parts = multipartParts(await executeIncremental('{ ... @defer { auditEvents(first: 1004) } }'));
+    expect((await parts.next()).value).toEqual({ data: {}, hasNext: true });
+    await vi.waitFor(() => expect(held.has(1004)).toBe(true));
+
+    const next = execute('{ auditEvents(first: 1005) }');
+    await settle();
+    expect(resolved).toEqual([1004]);
+
+    held.get(1004)!();
+    const rest = [];
+    for await (const part of parts) rest.push(part);
+    expect(rest.at(-1)?.hasNext).toBe(false);
+    await vi.waitFor(() => expect(held.has(1005)).toBe(true));
+    held.get(1005)!();
+    await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+  });
+
+  it('give their turn back as soon as the client of an incremental response goes away', async () => {
+    const { execute, executeIncremental, held } = server();
+    const client = new AbortController();
+    const parts = multipartParts(await executeIncremental('{ ... @defer { auditEvents(first: 1006) } }', client.signal));
+    await parts.next();
+    await vi.waitFor(() => expect(held.has(1006)).toBe(true));
+
+    // The deferred field is still resolving when the client leaves.
+    client.abort();
+    const next = execute('{ auditEvents(first: 1007) }');
+    await vi.waitFor(() => expect(held.has(1007)).toBe(true));
+    held.get(1007)!();
+    await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+    held.get(1006)!();
   });
 });

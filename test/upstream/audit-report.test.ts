@@ -97,6 +97,22 @@ describe('readAuditRows', () => {
     expect(rows[4]!.ok).toBe(true);
   });
 
+  it('names at most three problems of a record, each with its field, and a record that is no object as such', () => {
+    const { rows } = readAuditRows([
+      row(JSON.stringify({ baseType: 1, uuid: 2, objectType: 'LOGIN', timestamp: 'x', actorId: 'y' })),
+      row('5'),
+    ]);
+    expect(rows).toEqual([
+      {
+        ok: false,
+        reason:
+          'The audit record does not match its documented shape (baseType: Invalid option: expected one of "Audit"|"Action"; ' +
+          'uuid: Invalid input: expected string, received number; timestamp: Invalid input: expected number, received string).',
+      },
+      { ok: false, reason: 'The audit record does not match its documented shape (Invalid input: expected object, received number).' },
+    ]);
+  });
+
   it('reads a 5000-row page quickly', () => {
     const text = JSON.stringify(good);
     const data = Array.from({ length: 5000 }, () => row(text));

@@ -22,7 +22,6 @@ export interface PageSpan {
 /** Read `limit` rows from `offset` (none when 0), then ask `pageFor` what they make. */
 export interface ReadPlan {
   readonly needsProbe: false;
-  readonly direction: PageRequest['direction'];
   readonly offset: number;
   readonly limit: number;
   /** Rows the page shows at most. */
@@ -39,7 +38,6 @@ export interface ReadPlan {
  */
 export interface ProbePlan {
   readonly needsProbe: true;
-  readonly direction: 'backward';
   /** First position the page may use. */
   readonly offset: number;
   readonly size: number;
@@ -52,17 +50,16 @@ export type PagePlan = ReadPlan | ProbePlan;
 
 export function planPage({ lo, hi, direction, size }: PageRequest): PagePlan {
   if (size === 0) return emptyPage(lo, hi, direction);
-  if (direction === 'forward') return slice(direction, lo, hi === undefined ? lo + size : Math.min(lo + size, hi));
-  if (hi !== undefined) return slice(direction, Math.max(lo, hi - size), hi);
+  if (direction === 'forward') return slice(lo, hi === undefined ? lo + size : Math.min(lo + size, hi));
+  if (hi !== undefined) return slice(Math.max(lo, hi - size), hi);
   return tail(lo, size);
 }
 
 /** Positions [start, end) and the one row at `end` that only tells hasNextPage. */
-function slice(direction: PageRequest['direction'], start: number, end: number): ReadPlan {
+function slice(start: number, end: number): ReadPlan {
   const size = end - start;
   return {
     needsProbe: false,
-    direction,
     offset: start,
     limit: size + 1,
     size,
@@ -86,7 +83,7 @@ function slice(direction: PageRequest['direction'], start: number, end: number):
  * says whether a record sits where the empty page is, which keeps hasNextPage / hasPreviousPage exact.
  */
 function emptyPage(lo: number, hi: number | undefined, direction: PageRequest['direction']): ReadPlan {
-  const read = { needsProbe: false, direction, size: 0, minRows: 0 } as const;
+  const read = { needsProbe: false, size: 0, minRows: 0 } as const;
   if (hi !== undefined) {
     const start = direction === 'backward' ? hi : lo;
     return { ...read, offset: start, limit: 0, pageFor: () => ({ start, count: 0, hasNextPage: true }) };
@@ -106,7 +103,6 @@ function emptyPage(lo: number, hi: number | undefined, direction: PageRequest['d
 function tail(lo: number, size: number): ProbePlan {
   return {
     needsProbe: true,
-    direction: 'backward',
     offset: lo,
     size,
     // An `after` cursor names a record that exists: the search for the end can start past it.
@@ -118,7 +114,6 @@ function tail(lo: number, size: number): ProbePlan {
       const readFrom = Math.max(lo, lastPresent + 1 - size);
       return {
         needsProbe: false,
-        direction: 'backward',
         offset: readFrom,
         limit: firstMissing - readFrom,
         size,
@@ -131,8 +126,8 @@ function tail(lo: number, size: number): ProbePlan {
             start,
             count: Math.max(0, windowEnd - start),
             hasNextPage: false,
-            // Exact unless the upstream lost rows before `after` (the read then started past the end).
-            ...(readFrom <= firstMissing ? { windowSize: windowEnd } : {}),
+            // The read reached firstMissing, a position known to be empty.
+            windowSize: windowEnd,
           };
         },
       };
