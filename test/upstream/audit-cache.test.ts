@@ -11,7 +11,7 @@ import {
   type AuditPageCacheOptions,
   type AuditPageOwner,
 } from '../../src/upstream/identity/audit-cache.js';
-import type { IdentityClient } from '../../src/upstream/identity/client.js';
+import type { IdentityClient, MeasuredAuditPage } from '../../src/upstream/identity/client.js';
 import type { AuditReportQuery } from '../../src/upstream/types.js';
 import { findLeakedSecrets, HOUR, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
@@ -146,6 +146,9 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     expect(upstreamCalls(plain)).toBe(1);
     expect(pages.every((page) => page === pages[0])).toBe(true);
     expect(cache.stats()).toMatchObject({ misses: 1, hits: 19, entries: 1 });
+    const joined = plain.memory.lines().filter((l) => l.msg === 'audit report page: joined the upstream call in flight');
+    expect(joined).toHaveLength(19);
+    expect(joined[0]).toMatchObject({ level: 20, requestId: 'req-test', cache: 'audit-report', joined: true });
   });
 
   it('lets a caller that goes away stop waiting, without failing the others or the shared call', async () => {
@@ -157,10 +160,36 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     const second = api.auditReport(query, plain.call);
     setTimeout(() => leaving.abort(), 20);
 
-    await expect(first).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    await expect(first).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'The call to the identity service was cancelled.',
+      detail: { route: 'audit-report', failure: 'cancelled' },
+    });
     expect((await second).rows).toHaveLength(5);
     await api.auditReport(query, plain.call);
     expect(upstreamCalls(plain)).toBe(1);
+  });
+
+  it('makes no upstream call for a caller that has already gone away', async () => {
+    const { api } = cacheOver(plain);
+    const gone = AbortSignal.abort();
+    await expect(api.auditReport(closedWindow(5), { ...plain.call, signal: gone })).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      detail: { route: 'audit-report', failure: 'cancelled' },
+    });
+    expect(upstreamCalls(plain)).toBe(0);
+  });
+
+  it('answers the waiters of a call whose entry was pushed out while it ran, and keeps the newer page', async () => {
+    const cache = new AuditPageCache({ maxBytes: 1000, settleMs: 60_000 });
+    const page = (uuid: string) => ({ page: { rows: [{ ok: true, record: { uuid } }] }, bodyBytes: 1000 }) as unknown as MeasuredAuditPage;
+    let finishSlow!: (answer: MeasuredAuditPage) => void;
+    const slow = cache.read(OWNER, closedWindow(5), plain.call, () => new Promise((resolve) => (finishSlow = resolve)));
+    // A page filling the whole bound arrives first and pushes the slow call's entry out.
+    await cache.read(OWNER, closedWindow(5, 5), plain.call, async () => page('fast'));
+    finishSlow(page('slow'));
+    expect((await slow).rows).toEqual([{ ok: true, record: { uuid: 'slow' } }]);
+    expect(cache.stats()).toMatchObject({ entries: 1 });
   });
 
   it('never keeps an upstream error: every waiter gets it, the next call goes upstream and succeeds', async () => {
@@ -227,7 +256,7 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
   it('forgets a page after its TTL and reports every lookup through onCacheLookup', async () => {
     let clock = Date.now();
     const lookups: CacheLookupEvent['outcome'][] = [];
-    const { api } = cacheOver(plain, {
+    const { cache, api } = cacheOver(plain, {
       ttlMs: 1000,
       now: () => clock,
       events: { onCacheLookup: (event) => lookups.push(event.outcome) },
@@ -242,5 +271,7 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     expect(upstreamCalls(plain)).toBe(2);
     await api.auditReport({ ...query, toMillis: clock }, plain.call);
     expect(lookups).toEqual(['miss', 'hit', 'miss', 'bypass']);
+    // A page that outlived its TTL is not counted as pushed out by the bound.
+    expect(cache.stats()).toMatchObject({ entries: 1, evictions: 0 });
   });
 });
