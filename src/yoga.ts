@@ -192,7 +192,7 @@ export function createGateway({
     useDeferStream(),
     useIncrementalErrorMasking(maskError, loggedErrors),
     useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
-    // After every plugin that may choose a request parser (Yoga's own limit, turned off below, sits there too).
+    // After every plugin that may choose a request parser: it wraps the one chosen, as Yoga's own limit would.
     useRequestBodyLimit(config.maxRequestBytes),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
