@@ -1,15 +1,16 @@
 /**
- * MAX_REQUEST_BYTES, as Yoga's `maxRequestBodySize` enforces it (the same refusals: 413 by the
- * announced length, 400 for a malformed one, 413 once the bytes read pass the limit), without
- * its per-request cost where it buys nothing. Yoga pipes every body through a counting stream and
- * builds a second Request around it. A body that Node's HTTP server frames by its Content-Length
- * cannot be longer than that length (the parser reads exactly that many bytes, and refuses a
- * request that also sends Transfer-Encoding), so once the length is checked, counting again is
- * left out; a chunked body, or one handed over by anything but Node's HTTP server, is still
- * counted while it is read.
+ * MAX_REQUEST_BYTES, with the refusals of Yoga's `maxRequestBodySize` (413 by the announced
+ * length, 400 for a malformed one, 413 once the bytes read pass the limit) but without its cost
+ * on every request: Yoga pipes every body through a counting stream and builds a second Request
+ * around it, a sixth of a small request's CPU (docs/performance.md).
+ *
+ * A body that Node's HTTP server framed by its Content-Length cannot run past that length (the
+ * parser reads exactly that many bytes, and refuses a request that also sends Transfer-Encoding),
+ * so checking the length is enough. Any other body (chunked, or handed over by anything but
+ * Node's HTTP server) is read up to the limit before it is parsed.
  */
 import { IncomingMessage } from 'node:http';
-import { createGraphQLError, type FetchAPI, type Plugin } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 
 const CONTENT_LENGTH = /^\d+$/;
 
@@ -26,43 +27,30 @@ const invalidLength = () =>
 /** Whether Node's HTTP parser framed this request's body by the Content-Length it announced. */
 function framedByContentLength(serverContext: unknown): boolean {
   const req = (serverContext as { req?: unknown } | undefined)?.req;
-  return (
-    req instanceof IncomingMessage &&
-    req.headers['content-length'] !== undefined &&
-    req.headers['transfer-encoding'] === undefined
-  );
+  return req instanceof IncomingMessage && req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
 
-/** The request with a body that fails once more than `limit` bytes have been read from it. */
-function countedWhileRead(request: Request, limit: number, fetchAPI: FetchAPI): Request {
-  const body = request.body;
-  if (!body) return request;
-  // A native stream must go through a native TransformStream, a ponyfill one through the ponyfill's.
-  const TransformStreamCtor: typeof TransformStream =
-    body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
+/**
+ * The body's bytes, refused as soon as they pass `limit`. The rest is left unread rather than
+ * cancelled: cancelling would close the connection before the refusal is sent.
+ */
+async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promise<BodyInit> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
   let bytesRead = 0;
-  const counted = body.pipeThrough(
-    new TransformStreamCtor<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        bytesRead += chunk.byteLength;
-        if (bytesRead > limit) {
-          controller.error(tooLarge());
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new fetchAPI.Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    signal: request.signal,
-    body: counted,
-    duplex: 'half',
-  } as RequestInit);
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      bytesRead += read.value.byteLength;
+      if (bytesRead > limit) throw tooLarge();
+      chunks.push(read.value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks) as unknown as BodyInit;
 }
 
-/** Goes after every plugin that may choose a request parser: it wraps the one chosen. */
+/** Goes after every plugin that may choose a request parser: it feeds the one chosen. */
 export function useRequestBodyLimit(limit: number): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
@@ -74,7 +62,13 @@ export function useRequestBodyLimit(limit: number): Plugin {
       }
       if (!requestParser || !request.body) return;
       const parse = requestParser;
-      setRequestParser((req) => parse(countedWhileRead(req, limit, fetchAPI)));
+      setRequestParser(async (unframed) => {
+        const headers = new fetchAPI.Headers(unframed.headers);
+        // The length it announced no longer says anything: the bytes were counted.
+        headers.delete('content-length');
+        const body = await readUpTo(unframed.body!, limit);
+        return parse(new fetchAPI.Request(unframed.url, { method: unframed.method, headers, signal: unframed.signal, body }));
+      });
     },
   };
 }
