@@ -6,7 +6,6 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import {
   createYoga,
   maskError as maskUnexpectedError,
-  useReadinessCheck,
   type MaskError,
   type Plugin,
   type YogaServerInstance,
@@ -30,6 +29,8 @@ import { useNoEchoedInput } from './plugins/no-echo.js';
 import { useAccessLog, useErrorLog, yogaLogger } from './plugins/logging.js';
 import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
+import { useReadiness } from './plugins/readiness.js';
+import { useRequestBodyLimit } from './plugins/request-body-limit.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
@@ -165,7 +166,7 @@ export function createGateway({
     useAccessLog(log),
     useResponseCompression(),
     useNoEchoedInput(),
-    useReadinessCheck({ endpoint: '/readyz', check: isReady }),
+    useReadiness('/readyz', isReady),
     useGraphiQL({
       title: 'Identity & content library gateway',
       endpoint: '/graphql',
@@ -191,6 +192,8 @@ export function createGateway({
     useDeferStream(),
     useIncrementalErrorMasking(maskError, loggedErrors),
     useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
+    // After every plugin that may choose a request parser: it wraps the one chosen, as Yoga's own limit would.
+    useRequestBodyLimit(config.maxRequestBytes),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
     ...(tracing ? [tracing.plugin()] : []),
@@ -203,8 +206,8 @@ export function createGateway({
     landingPage: false,
     logging: yogaLogger(log, loggedErrors),
     maskedErrors: { maskError },
-    // Counted while the body is read, whether or not a Content-Length is announced.
-    maxRequestBodySize: config.maxRequestBytes,
+    // useRequestBodyLimit: by the announced length, and counted while read when not framed by it.
+    maxRequestBodySize: false,
     cors: corsFor(config.corsOrigins, config.corsLoopbackOrigins),
     // Served by useGraphiQL: a small page and cacheable, pre-compressed assets.
     graphiql: false,

@@ -47,5 +47,14 @@ export function createPersistedQueryStore(limits: PersistedQueryStoreLimits = DE
 }
 
 export function useAutomaticPersistedQueries(store: APQStore = createPersistedQueryStore()): Plugin {
-  return useAPQ({ store }) as Plugin;
+  const apq = useAPQ({ store }) as Plugin;
+  const onParams = apq.onParams!;
+  return {
+    ...apq,
+    // useAPQ's hook is async: a request without the extension (most of them) skips it and its promise.
+    onParams: (payload) =>
+      (payload.params.extensions as { persistedQuery?: unknown } | undefined)?.persistedQuery === undefined
+        ? undefined
+        : onParams(payload),
+  };
 }

@@ -83,15 +83,19 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
     return requestId ? { requestId } : {};
   };
   const line = (args: unknown[]) => args.map(describe).join(' ');
+  // Yoga writes a few debug lines per request: their text is built only when they are written.
+  const write = (level: 'debug' | 'info' | 'warn', args: unknown[]) => {
+    if (base.isLevelEnabled(level)) base[level](scoped(), line(args));
+  };
   return {
-    debug: (...args) => base.debug(scoped(), line(args)),
-    info: (...args) => base.info(scoped(), line(args)),
-    warn: (...args) => base.warn(scoped(), line(args)),
+    debug: (...args) => write('debug', args),
+    info: (...args) => write('info', args),
+    warn: (...args) => write('warn', args),
     error: (...args) => {
       const [error] = args;
       const original = originalOf(error);
       if (isCallerMistake(error) || (typeof original === 'object' && original !== null && logged.has(original))) {
-        base.debug(scoped(), line(args));
+        write('debug', args);
         return;
       }
       if (typeof original === 'object' && original !== null) logged.add(original);

@@ -1,6 +1,7 @@
 /**
  * MAX_REQUEST_BYTES over real HTTP: a body is refused with 413 BAD_REQUEST by its announced length,
- * or, sent without one (chunked), as soon as the bytes read pass the limit.
+ * or, sent without one (chunked), as soon as the bytes read pass the limit. A request that Node's
+ * HTTP server did not frame (handed to yoga.fetch) is counted while read whatever length it announces.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,5 +90,41 @@ describe('request body limit', () => {
     expect(parsed.errors.map((e) => [e.message, e.extensions.code])).toEqual([
       [`The request body is larger than ${LIMIT} bytes.`, 'BAD_REQUEST'],
     ]);
+  });
+
+  it('serves a body announced within the limit, sent with its Content-Length', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: padded(LIMIT - 1000),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('counts a body not framed by Node while it is read, even when it announces a small length', async () => {
+    gateway.sim.control.resetCounters();
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '100' },
+      body: padded(LIMIT),
+    });
+    expect(response.status).toBe(413);
+    const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors.map((e) => [e.message, e.extensions.code])).toEqual([
+      [`The request body is larger than ${LIMIT} bytes.`, 'BAD_REQUEST'],
+    ]);
+    expect(upstreamCalls()).toBe(0);
+  });
+
+  it('refuses a malformed Content-Length with 400 BAD_REQUEST', async () => {
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '12, 12' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors.map((e) => e.extensions.code)).toEqual(['BAD_REQUEST']);
   });
 });
