@@ -137,8 +137,8 @@ describe('the audit report envelope check', () => {
 describe('record depth', () => {
   const good = { baseType: 'Audit', uuid: 'u', objectType: 'Group', timestamp: 1 };
   /** The record itself is level 1, its values level 2, and each nested object one more. */
-  const nestedTo = (levels: number) => {
-    let values: unknown = {};
+  const nestedTo = (levels: number, innermost: object = {}) => {
+    let values: unknown = innermost;
     for (let level = 3; level <= levels; level++) values = { inner: values };
     return JSON.stringify({ ...good, values });
   };
@@ -150,5 +150,10 @@ describe('record depth', () => {
     ]).rows;
     expect(rows[0]).toMatchObject({ ok: true });
     expect(rows[1]).toEqual({ ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` });
+  });
+
+  it('counts only objects and arrays as levels: null, numbers and text at the deepest level add none', () => {
+    const rows = readAuditRows([['1', null, null, null, nestedTo(MAX_RECORD_DEPTH, { gone: null, n: 1, s: 'x' })]]).rows;
+    expect(rows[0]).toMatchObject({ ok: true });
   });
 });
