@@ -62,8 +62,13 @@ describe('the address in the log line of a failed connection', { timeout: 10_000
         new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
     } as unknown as Dispatcher;
     const { http, log, failureLine } = httpWith('https://library.example', hanging, { timeoutMs: 30 });
+    const before = performance.now();
     await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
-    expect(failureLine()).toMatchObject({ address: 'library.example:443', err: { detail: { failure: 'timeout' } } });
+    const elapsed = performance.now() - before;
+    expect(failureLine()).toMatchObject({ address: 'library.example:443', err: { detail: { route: 'items', failure: 'timeout' } } });
+    // The line's duration is the call's: from its start to the deadline, no more than the caller waited.
+    expect(failureLine().durationMs).toBeGreaterThanOrEqual(25);
+    expect(failureLine().durationMs).toBeLessThanOrEqual(Math.ceil(elapsed));
   });
 
   it('an answer with an error status names none: the address was reached', async () => {
@@ -94,6 +99,54 @@ describe('the error type of a refused request', { timeout: 10_000 }, () => {
     const error = await http.request(request, { log }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { problem: 'no such path upstream: /api/items (check the base URL and vendor)' } });
     expect(failureLine().err.detail).not.toHaveProperty('upstreamError');
+  });
+});
+
+describe('statuses worth another try', { timeout: 10_000 }, () => {
+  const answering503 = (agent: MockAgent, method: 'GET' | 'POST') => {
+    let attempts = 0;
+    agent
+      .get('https://library.example')
+      .intercept({ path: '/items', method })
+      .reply(() => {
+        attempts++;
+        return { statusCode: 503, data: { type: 'busy' } };
+      })
+      .persist();
+    return () => attempts;
+  };
+  const policy = { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 1 } };
+
+  it('a GET is asked again as often as the policy allows, then fails with the last status', async () => {
+    const agent = mockAgent();
+    const attempts = answering503(agent, 'GET');
+    const { http, log, failureLine } = httpWith('https://library.example', agent, policy);
+    await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { status: 503 } });
+    expect(attempts()).toBe(3);
+    expect(failureLine()).toMatchObject({ status: 503, retries: 2 });
+  });
+
+  it('a POST that may not be repeated is asked once', async () => {
+    const agent = mockAgent();
+    const attempts = answering503(agent, 'POST');
+    const { http, log, failureLine } = httpWith('https://library.example', agent, policy);
+    const post: UpstreamRequest<unknown> = { route: 'items', method: 'POST', path: '/items', body: '{}', schema: anything };
+    await expect(http.request(post, { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { status: 503 } });
+    expect(attempts()).toBe(1);
+    expect(failureLine()).toMatchObject({ status: 503, retries: 0 });
+  });
+});
+
+describe('a status outside 2xx', { timeout: 10_000 }, () => {
+  it('is no answer even when its body fits, from 300 on', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(300, ['a']);
+    const { http, log } = httpWith('https://library.example', agent);
+    await expect(http.request(getItems(z.array(z.string())), { log })).rejects.toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+      message: 'The content library service answered with an unexpected status.',
+      detail: { status: 300 },
+    });
   });
 });
 
@@ -159,7 +212,7 @@ describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () =
     const { http, log, failureLine } = httpWith('https://library.example', failing, retrying);
     await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
       code: 'UPSTREAM_UNAVAILABLE',
-      detail: { failure: 'cancelled' },
+      detail: { route: 'items', failure: 'cancelled' },
     });
     expect(attempts).toBe(1);
     expect(failureLine()).toMatchObject({ retries: 0 });
@@ -187,7 +240,7 @@ describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () =
     const { http, log, failureLine } = httpWith('https://library.example', busy, retrying);
     await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
       code: 'UPSTREAM_UNAVAILABLE',
-      detail: { failure: 'cancelled' },
+      detail: { route: 'items', failure: 'cancelled' },
     });
     expect(attempts).toBe(1);
     expect(failureLine()).toMatchObject({ status: 503, retries: 0 });
