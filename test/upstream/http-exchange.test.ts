@@ -90,6 +90,16 @@ describe('the error type of a refused request', { timeout: 10_000 }, () => {
     expect(failureLine().err.detail.upstreamError).toBe('x'.repeat(120));
   });
 
+  it('of a status other than 404 never reads as an unknown path, whatever it says', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(400, { type: 'com.vmware.vapi.std.errors.invalid_argument' });
+    const { http, log } = httpWith('https://library.example', agent);
+    const request = { ...getItems(anything), notFoundMessage: 'No such item.', notFoundType: /\.vapi\.std\.errors\.not_found$/ };
+    const error = await http.request(request, { log }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { status: 400, upstreamError: 'com.vmware.vapi.std.errors.invalid_argument' } });
+    expect((error as { detail: object }).detail).not.toHaveProperty('problem');
+  });
+
   it('is left out when it is no string, so a list cannot pass for a vAPI not_found', async () => {
     const agent = mockAgent();
     const notFound = 'com.vmware.vapi.std.errors.not_found';
