@@ -73,6 +73,7 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
       events: options.events,
       tracer: options.tracer,
     });
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the token manager logs through each call's logger and keeps this one unused
   const upstreamLog = log.child({ component: 'upstream' });
 
   let tokens: TokenManager | undefined;
@@ -91,6 +92,7 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
         events: options.events,
       });
     }
+    // Stryker disable next-line ObjectLiteral: one cache per set of upstreams, so every key in it has the same owner
     identity = auditCache ? new CachedIdentityApi(client, auditCache, { baseUrl, clientId }) : client;
   }
 

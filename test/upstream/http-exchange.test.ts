@@ -1,0 +1,258 @@
+/**
+ * One upstream exchange seen from outside, against undici's MockAgent (or a dispatcher that fails
+ * on cue): what the log line names, what a tracer sees, how odd bodies end, and that a caller who
+ * leaves during a backoff pause is let go at once, with no further attempt.
+ */
+import type { Dispatcher } from 'undici';
+import { MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createLogger } from '../../src/logger.js';
+import { UpstreamHttp, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstream/http.js';
+import type { UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from '../../src/upstream/index.js';
+import { MemoryLog } from '../helpers/memory-log.js';
+
+const agents: MockAgent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.close()));
+});
+
+function mockAgent(): MockAgent {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  agents.push(agent);
+  return agent;
+}
+
+function httpWith(baseUrl: string, dispatcher: Dispatcher, more: Partial<UpstreamHttpOptions> = {}) {
+  const memory = new MemoryLog();
+  const http = new UpstreamHttp({
+    service: 'content-library',
+    baseUrl,
+    dispatcher,
+    timeoutMs: 2000,
+    retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
+    ...more,
+  });
+  const log = createLogger({ level: 'debug', destination: memory });
+  const failureLine = () => memory.lines().find((line) => line.msg === 'upstream call failed')!;
+  return { http, log, failureLine };
+}
+
+const getItems = <T>(schema: z.ZodType<T>): UpstreamRequest<T> => ({ route: 'items', method: 'GET', path: '/items', schema });
+const anything = z.unknown();
+const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+
+describe('the address in the log line of a failed connection', { timeout: 10_000 }, () => {
+  it.each([
+    ['https://library.example', 'library.example:443'],
+    ['http://library.example/base', 'library.example:80'],
+    ['http://library.example:8081', 'library.example:8081'],
+  ])('a refused connection to %s names %s', async (baseUrl, address) => {
+    const agent = mockAgent();
+    agent.get(new URL(baseUrl).origin).intercept({ path: /items/, method: 'GET' }).replyWithError(refused());
+    const { http, log, failureLine } = httpWith(baseUrl, agent);
+    await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(failureLine()).toMatchObject({ address, err: { detail: { failure: 'connection', errorCode: 'ECONNREFUSED' } } });
+  });
+
+  it('a call that runs out of time names the address too', async () => {
+    const hanging = {
+      request: ({ signal }: { signal: AbortSignal }) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    } as unknown as Dispatcher;
+    const { http, log, failureLine } = httpWith('https://library.example', hanging, { timeoutMs: 30 });
+    const before = performance.now();
+    await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    const elapsed = performance.now() - before;
+    expect(failureLine()).toMatchObject({ address: 'library.example:443', err: { detail: { route: 'items', failure: 'timeout' } } });
+    // The line's duration is the call's: from its start to the deadline, no more than the caller waited.
+    expect(failureLine().durationMs).toBeGreaterThanOrEqual(25);
+    expect(failureLine().durationMs).toBeLessThanOrEqual(Math.ceil(elapsed));
+  });
+
+  it('an answer with an error status names none: the address was reached', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(500, { type: 'internal' });
+    const { http, log, failureLine } = httpWith('https://library.example', agent);
+    await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(failureLine()).toMatchObject({ status: 500, err: { detail: { upstreamError: 'internal' } } });
+    expect(failureLine()).not.toHaveProperty('address');
+  });
+});
+
+describe('the error type of a refused request', { timeout: 10_000 }, () => {
+  it('is cut to 120 characters in the log', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(400, { type: 'x'.repeat(5000) });
+    const { http, log, failureLine } = httpWith('https://library.example', agent);
+    await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
+    expect(failureLine().err.detail.upstreamError).toBe('x'.repeat(120));
+  });
+
+  it('of a status other than 404 never reads as an unknown path, whatever it says', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(400, { type: 'com.vmware.vapi.std.errors.invalid_argument' });
+    const { http, log } = httpWith('https://library.example', agent);
+    const request = { ...getItems(anything), notFoundMessage: 'No such item.', notFoundType: /\.vapi\.std\.errors\.not_found$/ };
+    const error = await http.request(request, { log }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { status: 400, upstreamError: 'com.vmware.vapi.std.errors.invalid_argument' } });
+    expect((error as { detail: object }).detail).not.toHaveProperty('problem');
+  });
+
+  it('is left out when it is no string, so a list cannot pass for a vAPI not_found', async () => {
+    const agent = mockAgent();
+    const notFound = 'com.vmware.vapi.std.errors.not_found';
+    agent.get('https://library.example').intercept({ path: '/api/items', method: 'GET' }).reply(404, { type: [notFound] });
+    const { http, log, failureLine } = httpWith('https://library.example/api/', agent);
+    const request = { ...getItems(anything), notFoundMessage: 'No such item.', notFoundType: /\.vapi\.std\.errors\.not_found$/ };
+    const error = await http.request(request, { log }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { problem: 'no such path upstream: /api/items (check the base URL and vendor)' } });
+    expect(failureLine().err.detail).not.toHaveProperty('upstreamError');
+  });
+});
+
+describe('statuses worth another try', { timeout: 10_000 }, () => {
+  const answering503 = (agent: MockAgent, method: 'GET' | 'POST') => {
+    let attempts = 0;
+    agent
+      .get('https://library.example')
+      .intercept({ path: '/items', method })
+      .reply(() => {
+        attempts++;
+        return { statusCode: 503, data: { type: 'busy' } };
+      })
+      .persist();
+    return () => attempts;
+  };
+  const policy = { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 1 } };
+
+  it('a GET is asked again as often as the policy allows, then fails with the last status', async () => {
+    const agent = mockAgent();
+    const attempts = answering503(agent, 'GET');
+    const { http, log, failureLine } = httpWith('https://library.example', agent, policy);
+    await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { status: 503 } });
+    expect(attempts()).toBe(3);
+    expect(failureLine()).toMatchObject({ status: 503, retries: 2 });
+  });
+
+  it('a POST that may not be repeated is asked once', async () => {
+    const agent = mockAgent();
+    const attempts = answering503(agent, 'POST');
+    const { http, log, failureLine } = httpWith('https://library.example', agent, policy);
+    const post: UpstreamRequest<unknown> = { route: 'items', method: 'POST', path: '/items', body: '{}', schema: anything };
+    await expect(http.request(post, { log })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { status: 503 } });
+    expect(attempts()).toBe(1);
+    expect(failureLine()).toMatchObject({ status: 503, retries: 0 });
+  });
+});
+
+describe('a status outside 2xx', { timeout: 10_000 }, () => {
+  it('is no answer even when its body fits, from 300 on', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(300, ['a']);
+    const { http, log } = httpWith('https://library.example', agent);
+    await expect(http.request(getItems(z.array(z.string())), { log })).rejects.toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+      message: 'The content library service answered with an unexpected status.',
+      detail: { status: 300 },
+    });
+  });
+});
+
+describe('answers that do not fit their schema', { timeout: 10_000 }, () => {
+  it('names a schema mismatch as such in the error detail', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(200, { items: 'none' });
+    const { http, log } = httpWith('https://library.example', agent);
+    const error = await http.request(getItems(z.object({ items: z.array(z.string()) })), { log }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+      detail: { problem: 'body does not match its schema', issues: [expect.objectContaining({ path: 'items' })] },
+    });
+  });
+
+  it('turns a body nested past what the validator can walk into UPSTREAM_INVALID_RESPONSE', async () => {
+    type Tree = Tree[];
+    const tree: z.ZodType<Tree> = z.lazy(() => z.array(tree));
+    const depth = 200_000;
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(200, '['.repeat(depth) + ']'.repeat(depth));
+    const { http, log } = httpWith('https://library.example', agent);
+    await expect(http.request(getItems(tree), { log })).rejects.toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+      detail: { problem: 'body is nested too deeply' },
+    });
+  });
+});
+
+describe('a tracer', { timeout: 10_000 }, () => {
+  it('sees where each call starts and how it ended, and passes the answer on', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(200, ['a']);
+    const starts: UpstreamCallStart[] = [];
+    const ends: UpstreamCallEvent[] = [];
+    const tracer: UpstreamTracer = {
+      traceCall: (start, call) => {
+        starts.push(start);
+        return call((event) => ends.push(event));
+      },
+    };
+    const { http, log } = httpWith('https://library.example', agent, { tracer });
+    await expect(http.request(getItems(z.array(z.string())), { log })).resolves.toEqual(['a']);
+    expect(starts).toEqual([{ service: 'content-library', route: 'items', method: 'GET' }]);
+    expect(ends).toMatchObject([{ route: 'items', status: 200, outcome: 'success' }]);
+  });
+});
+
+describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () => {
+  const retrying = { retry: { maxRetries: 3, baseDelayMs: 400, maxDelayMs: 400 } };
+
+  it('after a failed connection, is let go without another attempt', async () => {
+    const caller = new AbortController();
+    let attempts = 0;
+    const failing = {
+      request: async () => {
+        attempts++;
+        // After this attempt's failure has been handled, i.e. during the pause before the next.
+        setImmediate(() => caller.abort());
+        throw refused();
+      },
+    } as unknown as Dispatcher;
+    const { http, log, failureLine } = httpWith('https://library.example', failing, retrying);
+    await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      detail: { route: 'items', failure: 'cancelled' },
+    });
+    expect(attempts).toBe(1);
+    expect(failureLine()).toMatchObject({ retries: 0 });
+  });
+
+  it('after a 503 with Retry-After, is let go without another attempt', async () => {
+    const caller = new AbortController();
+    let attempts = 0;
+    const busy = {
+      request: async () => {
+        attempts++;
+        return {
+          statusCode: 503,
+          headers: { 'retry-after': '1' },
+          body: {
+            dump: async () => {
+              setImmediate(() => caller.abort());
+            },
+            json: async () => ({}),
+            text: async () => '{}',
+          },
+        };
+      },
+    } as unknown as Dispatcher;
+    const { http, log, failureLine } = httpWith('https://library.example', busy, retrying);
+    await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      detail: { route: 'items', failure: 'cancelled' },
+    });
+    expect(attempts).toBe(1);
+    expect(failureLine()).toMatchObject({ status: 503, retries: 0 });
+  });
+});
