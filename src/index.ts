@@ -105,7 +105,7 @@ async function main() {
   const metrics = createMetrics();
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
-  const upstreams = createUpstreams(config, log, {
+  const upstreams = createUpstreams(config, {
     events: metrics.upstreamEvents,
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });

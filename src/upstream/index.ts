@@ -2,7 +2,6 @@
  * Builds the upstream clients for the configured services: one keep-alive pool per origin, one
  * token manager, one session manager, shared by every request until close().
  */
-import type { Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import { ContentLibraryClient } from './content-library/client.js';
@@ -42,7 +41,7 @@ export interface GatewayUpstreams extends Upstreams {
   stats(): UpstreamStats;
 }
 
-export function createUpstreams(config: Config, log: Logger, options: UpstreamOptions = {}): GatewayUpstreams {
+export function createUpstreams(config: Config, options: UpstreamOptions = {}): GatewayUpstreams {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const pools = new Map<string, Pool>();
   const dispatchers = new Map<string, Dispatcher>();
@@ -73,8 +72,6 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
       events: options.events,
       tracer: options.tracer,
     });
-  // Stryker disable next-line ObjectLiteral,StringLiteral: the token manager logs through each call's logger and keeps this one unused
-  const upstreamLog = log.child({ component: 'upstream' });
 
   let tokens: TokenManager | undefined;
   let auditCache: AuditPageCache | undefined;
@@ -82,7 +79,7 @@ export function createUpstreams(config: Config, log: Logger, options: UpstreamOp
   if (config.identity) {
     const { baseUrl, clientId } = config.identity;
     const http = httpFor('identity', baseUrl);
-    tokens = new TokenManager({ http, config: config.identity, log: upstreamLog, events: options.events, now: options.now });
+    tokens = new TokenManager({ http, config: config.identity, events: options.events, now: options.now });
     const client = new IdentityClient({ http, tokens });
     if (config.auditCacheMaxBytes > 0) {
       // Wall clock, not options.now: a token test's jumps in time must not close audit windows.

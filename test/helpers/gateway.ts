@@ -62,7 +62,7 @@ export async function startTestGateway(
   const tracing = options.gateway?.tracing;
   const log = createLogger({ level: config.logLevel, destination: memory, traceIds: !!tracing });
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, log, {
+  const upstreams = createUpstreams(config, {
     events: metrics.upstreamEvents,
     tracer: tracing?.upstreamTracer,
     // Outermost last: what the test watches on the wire includes the trace context.

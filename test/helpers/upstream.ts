@@ -71,7 +71,7 @@ export async function startUpstreamHarness(options: HarnessOptions = {}): Promis
   const tokenAnswers: TokenAnswerSeen[] = [];
 
   const build = (upstream: UpstreamOptions = {}) =>
-    createUpstreams(config, log, {
+    createUpstreams(config, {
       ...upstream,
       interceptors: [captureCredentials(wireSecrets, tokenAnswers), ...(upstream.interceptors ?? [])],
       events: {

@@ -51,7 +51,7 @@ export async function startLiveServer(
   const memory = new MemoryLog();
   const log = createLogger({ level: config.logLevel, destination: memory });
   // No per-call retries: the poller's own retrying is what these tests watch.
-  const upstreams = createUpstreams(config, log, { retry: { maxRetries: 0 } });
+  const upstreams = createUpstreams(config, { retry: { maxRetries: 0 } });
   const liveAudit = createLiveAudit(config, upstreams, log, {
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     ...(options.maxBuffered ? { maxBuffered: options.maxBuffered } : {}),

@@ -25,7 +25,7 @@ afterAll(async () => {
 /** Upstream clients with their own deadline and base URLs; short backoffs keep the retries quick. */
 function upstreamsWith(deadlineMs: number, change: (config: Config) => Partial<Config>): GatewayUpstreams {
   const config = { ...harness.config, upstreamTimeoutMs: deadlineMs };
-  const upstreams = createUpstreams({ ...config, ...change(config) }, harness.log, { retry: { baseDelayMs: 10, maxDelayMs: 40 } });
+  const upstreams = createUpstreams({ ...config, ...change(config) }, { retry: { baseDelayMs: 10, maxDelayMs: 40 } });
   opened.push(upstreams);
   return upstreams;
 }

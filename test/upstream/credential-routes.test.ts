@@ -56,10 +56,10 @@ describe('credential requests', { timeout: 20_000 }, () => {
   });
 
   it('logs in and reports a refused login without any event hooks', async () => {
-    const plain = createUpstreams(harness.config, harness.log);
+    const plain = createUpstreams(harness.config);
     try {
       await expect(plain.contentLibrary!.listUpdateSessionFiles(sessionId(), harness.call)).resolves.toBeDefined();
-      const refused = createUpstreams(harness.config, harness.log);
+      const refused = createUpstreams(harness.config);
       try {
         harness.sim.control.failNext(1, 401, { route: 'session' });
         await expect(refused.contentLibrary!.listUpdateSessionFiles(sessionId(), harness.call)).rejects.toMatchObject({
@@ -76,7 +76,7 @@ describe('credential requests', { timeout: 20_000 }, () => {
 
 describe('audit report without the cache', { timeout: 20_000 }, () => {
   it('answers with the rows of the identity service itself', async () => {
-    const uncached = createUpstreams({ ...harness.config, auditCacheMaxBytes: 0 }, harness.log);
+    const uncached = createUpstreams({ ...harness.config, auditCacheMaxBytes: 0 });
     try {
       const query = fullWindow(5, 2);
       const page = await uncached.identity!.auditReport(query, harness.call);

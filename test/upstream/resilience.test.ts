@@ -29,7 +29,7 @@ const audit = () => timed(harness.upstreams.identity!.auditReport(fullWindow(2),
 /** Clients on the same simulator whose calls have SHORT_DEADLINE_MS; closed after the test. */
 async function withShortDeadline<T>(run: (upstreams: GatewayUpstreams) => Promise<T>, baseUrl?: string): Promise<T> {
   const identity = { ...harness.config.identity!, ...(baseUrl ? { baseUrl } : {}) };
-  const upstreams = createUpstreams({ ...harness.config, identity, upstreamTimeoutMs: SHORT_DEADLINE_MS }, harness.log);
+  const upstreams = createUpstreams({ ...harness.config, identity, upstreamTimeoutMs: SHORT_DEADLINE_MS });
   try {
     // Warm the token (unless the upstream is unreachable) so the test times the data call alone.
     if (!baseUrl) await upstreams.identity!.auditReport(fullWindow(1), harness.call);

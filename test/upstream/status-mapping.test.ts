@@ -58,7 +58,7 @@ describe('observers', { timeout: 10_000 }, () => {
     const throwing = () => {
       throw new Error('observer failed');
     };
-    const upstreams = createUpstreams(harness.config, harness.log, {
+    const upstreams = createUpstreams(harness.config, {
       events: { onUpstreamCall: throwing, onCredentialRenewal: throwing, onCacheLookup: throwing },
     });
     try {

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 function upstreamsWith(change: Partial<Config>): GatewayUpstreams {
-  const upstreams = createUpstreams({ ...harness.config, ...change }, harness.log, { retry: { maxRetries: 0 } });
+  const upstreams = createUpstreams({ ...harness.config, ...change }, { retry: { maxRetries: 0 } });
   opened.push(upstreams);
   return upstreams;
 }

@@ -30,7 +30,6 @@ export interface TokenStats {
 export interface TokenManagerOptions {
   readonly http: UpstreamHttp;
   readonly config: IdentityConfig;
-  readonly log: Logger;
   readonly events?: UpstreamEvents;
   /** Clock in ms since epoch; injectable for tests. */
   readonly now?: () => number;
