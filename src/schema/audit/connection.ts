@@ -94,9 +94,9 @@ function buildConnection(
   const edges: AuditEdge[] = [];
   const unreadable: UnreadableRow[] = [];
   for (let i = 0; i < page.count; i++) {
-    const row = page.rows[page.first + i];
+    // pageFor counts only rows that were read.
+    const row = page.rows[page.first + i]!;
     const position = page.start + i;
-    if (!row) throw inconsistent({ position });
     if (row.ok) edges.push(new PositionedEdge(row.record, position, cursorAt));
     else unreadable.push({ position, reason: row.reason });
   }
