@@ -128,6 +128,7 @@ describe('a streamed page answers what the same page read in one go answers', ()
     readonly probes: boolean;
   }
   const cases: [string, PageCase][] = [
+    ['no rows asked for', { window: 50, first: 0, probes: true }],
     ['an empty window', { window: 0, first: 500, probes: false }],
     ['a window that ends inside the first chunk', { window: 50, first: 500, probes: false }],
     ['a window that ends inside the first chunk, after a cursor', { window: 120, first: 500, afterPosition: 49, probes: false }],
@@ -159,7 +160,7 @@ describe('a streamed page answers what the same page read in one go answers', ()
     // totalCount costs the same probes: none where the page reached the window's end.
     expect(inChunks.probes).toEqual(inOneGo.probes);
     expect(inChunks.probes.length > 0).toBe(probes);
-    if (first !== undefined) expect(inChunks.reads[0]).toEqual([(afterPosition ?? -1) + 1, 100]);
+    if ((first ?? 0) > 100) expect(inChunks.reads[0]).toEqual([(afterPosition ?? -1) + 1, 100]);
   });
 });
 
@@ -246,6 +247,8 @@ describe('unreadable rows in the log', () => {
     const gateway = gatewayOver(100, { unreadable });
     const { errors } = await gateway.run(plain('first: 40'));
     expect(errors).toHaveLength(25);
+    // A page without unreadable rows warns of nothing.
+    expect((await gateway.run(plain('first: 2'))).errors).toEqual([]);
     expect(rowWarnings(gateway.logs())).toEqual([
       expect.objectContaining({
         level: 40,
