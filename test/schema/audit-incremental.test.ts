@@ -13,6 +13,7 @@ import { UpstreamError } from '../../src/errors.js';
 import type { AuditReportQuery, IdentityApi } from '../../src/upstream/types.js';
 import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
 import { contextOver, fakeAudit, fakeRecord } from '../helpers/audit-fake-upstream.js';
+import { assemble } from './incremental-result.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const STREAMED = /* GraphQL */ `
@@ -45,25 +46,6 @@ const post = (query: string, variables: Record<string, unknown>, accept: string)
     headers: { 'content-type': 'application/json', accept },
     body: JSON.stringify({ query, variables }),
   });
-
-/** Applies incremental parts to the first part's data (2022 incremental format). */
-function assemble(parts: IncrementalPart[]) {
-  const data = structuredClone(parts[0]!.data);
-  const errors = [...(parts[0]!.errors ?? [])];
-  for (const part of parts.slice(1)) {
-    errors.push(...(part.errors ?? []));
-    for (const item of part.incremental ?? []) {
-      errors.push(...(item.errors ?? []));
-      if ('items' in item) {
-        const list = item.path.slice(0, -1).reduce((at: any, key) => at[key], data);
-        if (item.items) list.splice(item.path.at(-1) as number, item.items.length, ...item.items);
-      } else if (item.data) {
-        Object.assign(item.path.reduce((at: any, key) => at[key], data), item.data);
-      }
-    }
-  }
-  return { data, errors };
-}
 
 describe('@stream and @defer on auditEvents', { timeout: 30_000 }, () => {
   it('over multipart/mixed: the first rows first, then the rest; together the same page as a plain request', async () => {
