@@ -97,6 +97,15 @@ describe('readAuditRows', () => {
     expect(rows[4]!.ok).toBe(true);
   });
 
+  it('leaves out a record whose timestamp no date can hold, naming the field', () => {
+    const { rows } = readAuditRows([row(JSON.stringify({ ...good, timestamp: 9e15 })), row(JSON.stringify({ ...good, timestamp: 8.64e15 }))]);
+    expect(rows[0]).toEqual({
+      ok: false,
+      reason: 'The audit record does not match its documented shape (timestamp: Too big: expected number to be <=8640000000000000).',
+    });
+    expect(rows[1]).toMatchObject({ ok: true, record: { timestamp: 8.64e15 } });
+  });
+
   it('names at most three problems of a record, each with its field, and a record that is no object as such', () => {
     const { rows } = readAuditRows([
       row(JSON.stringify({ baseType: 1, uuid: 2, objectType: 'LOGIN', timestamp: 'x', actorId: 'y' })),

@@ -5,7 +5,7 @@
  * the zod model, which then decides and names the problems. test/upstream/fast-checks.test.ts
  * holds them to that on generated values.
  */
-import type { AuditRecord, AuditReportEnvelope } from './schemas.js';
+import { MAX_DATE_MS, type AuditRecord, type AuditReportEnvelope } from './schemas.js';
 
 type Fields = Record<string, unknown>;
 
@@ -28,7 +28,8 @@ export function isAuditReportEnvelope(json: unknown): json is AuditReportEnvelop
 
 const isText = (value: unknown) => value === undefined || value === null || typeof value === 'string';
 const isInt = (value: unknown) => value === undefined || value === null || Number.isSafeInteger(value);
-const isStamp = (value: unknown) => value === undefined || Number.isSafeInteger(value);
+const isStamp = (value: unknown) =>
+  value === undefined || (Number.isSafeInteger(value) && Math.abs(value as number) <= MAX_DATE_MS);
 
 /** The nullable text fields of auditRecordSchema. */
 const TEXT_FIELDS = [

@@ -36,6 +36,10 @@ export const auditReportSchema = z.object({
 });
 export type AuditReport = z.infer<typeof auditReportSchema>;
 
+/** The largest instant a Date (and so a DateTime) can hold, in ms either side of the epoch. */
+export const MAX_DATE_MS = 8.64e15;
+const epochMillis = z.number().int().min(-MAX_DATE_MS).max(MAX_DATE_MS);
+
 // Absent and null both read as null in GraphQL: no per-field transform on this hot path.
 const optionalText = z.string().nullish();
 const optionalInt = z.number().int().nullish();
@@ -45,8 +49,8 @@ export const auditRecordSchema = z
   .object({
     baseType: z.enum(['Audit', 'Action']),
     uuid: z.string().min(1),
-    timestamp: z.number().int().optional(),
-    timeStamp: z.number().int().optional(),
+    timestamp: epochMillis.optional(),
+    timeStamp: epochMillis.optional(),
     organizationId: optionalInt,
     tenantId: optionalText,
     actorId: optionalInt,
