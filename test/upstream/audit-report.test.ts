@@ -110,6 +110,7 @@ describe('readAuditRows', () => {
     const { rows } = readAuditRows([
       row(JSON.stringify({ baseType: 1, uuid: 2, objectType: 'LOGIN', timestamp: 'x', actorId: 'y' })),
       row('5'),
+      row('null'),
     ]);
     expect(rows).toEqual([
       {
@@ -119,6 +120,7 @@ describe('readAuditRows', () => {
           'uuid: Invalid input: expected string, received number; timestamp: Invalid input: expected number, received string).',
       },
       { ok: false, reason: 'The audit record does not match its documented shape (Invalid input: expected object, received number).' },
+      { ok: false, reason: 'The audit record does not match its documented shape (Invalid input: expected object, received null).' },
     ]);
   });
 
