@@ -9,6 +9,7 @@
  * however many events arrive later. Decoding is strict: one canonical spelling per cursor.
  */
 import { BadUserInputError } from '../../errors.js';
+import { MAX_DATE_MS } from '../../upstream/identity/schemas.js';
 import { UPSTREAM_ACTIONS, type UpstreamAction } from './actions.js';
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './paging-limits.js';
 import type { AuditScope } from './scope.js';
@@ -17,8 +18,6 @@ const CURSOR_VERSION = 2;
 /** Version, offset, flags and three varints of at most 10 bytes each, plus the longest objectType. */
 const MAX_CURSOR_BYTES = 1 + 10 + 1 + 3 * 10 + 4 * MAX_OBJECT_TYPE_LENGTH;
 const MAX_CURSOR_LENGTH = Math.ceil((MAX_CURSOR_BYTES * 4) / 3);
-/** Date's own range, so every decoded bound is a valid DateTime. */
-const MAX_EPOCH_MILLIS = 8.64e15;
 const HAS_OBJECT_TYPE = 0x08;
 const ACTION_MASK = 0x07;
 
@@ -104,7 +103,8 @@ class Reader {
   }
 }
 
-const withinEpoch = (value: bigint) => value >= -BigInt(MAX_EPOCH_MILLIS) && value <= BigInt(MAX_EPOCH_MILLIS);
+/** Date's own range, so every decoded bound is a valid DateTime. */
+const withinEpoch = (value: bigint) => value >= -BigInt(MAX_DATE_MS) && value <= BigInt(MAX_DATE_MS);
 
 function readCursor(bytes: Buffer): AuditCursor | undefined {
   const reader = new Reader(bytes);
