@@ -3,8 +3,9 @@ import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
-import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
+import { JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
+import { DateTimeScalar } from './date-time.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -42,7 +43,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.addScalarType('DateTime', DateTimeResolver, {
+builder.addScalarType('DateTime', DateTimeScalar, {
   description: 'ISO-8601 date-time in UTC with milliseconds, e.g. 2026-11-21T10:15:30.123Z.',
 });
 builder.addScalarType('SafeInt', SafeIntResolver, {
