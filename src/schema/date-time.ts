@@ -11,13 +11,11 @@ import { DateTimeResolver } from 'graphql-scalars';
 
 function serializeDateTime(value: unknown): unknown {
   if (value instanceof Date) {
-    const time = value.getTime();
-    if (time === time) return value.toISOString();
+    if (!Number.isNaN(value.getTime())) return value.toISOString();
   } else if (typeof value === 'number') {
     // Our audit records carry epoch ms, checked against Date's range when the page was read.
     const date = new Date(value);
-    const time = date.getTime();
-    if (time === time) return date.toISOString();
+    if (!Number.isNaN(date.getTime())) return date.toISOString();
   }
   return DateTimeResolver.serialize(value);
 }
