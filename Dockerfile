@@ -14,7 +14,7 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=4000 \
     HOST=0.0.0.0 \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./package.json
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

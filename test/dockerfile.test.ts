@@ -27,7 +27,7 @@ describe('Dockerfile', () => {
     const assignments = words.slice(0, words.indexOf('node'));
     expect(argv.join(' ')).toBe(words.slice(words.indexOf('node')).join(' '));
     // The allocator setting that keeps the peak RSS down must not be lost in the container.
-    expect(assignments).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+    expect(assignments).toContain('MALLOC_MMAP_THRESHOLD_=1048576');
     const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     const environment = runtimeStage.match(/^ENV (?:.*\\\n)*.*$/m)![0];
     for (const assignment of assignments) expect(environment.split(/[\s\\]+/)).toContain(assignment);
