@@ -9,8 +9,8 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim AS runtime
-# MALLOC_MMAP_THRESHOLD_: as in `npm run start:prod`, large buffers go back to the system when
-# freed instead of staying in the allocator's heap (see docs/performance.md, "Peak RSS").
+# MALLOC_MMAP_THRESHOLD_, as in `npm run start:prod`: fixed glibc thresholds, so memory freed after
+# a large page goes back to the system instead of staying with the process (docs/performance.md).
 ENV NODE_ENV=production \
     PORT=4000 \
     HOST=0.0.0.0 \
