@@ -153,10 +153,18 @@ export interface GatewayChild extends Child {
 
 export const API_KEY = 'bench-key';
 
+const productionCommand = (): string[] =>
+  ((JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'] ?? '').split(/\s+/);
+
 /** The node flags of `npm run start:prod` (and the container), so the bench measures what runs in production. */
 function productionNodeFlags(): string[] {
-  const scripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
-  return (scripts['start:prod'] ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
+  return productionCommand().filter((word) => word.startsWith('--'));
+}
+
+/** The variables `npm run start:prod` sets before `node` (the allocator's settings; the container sets the same). */
+function productionEnvironment(): Record<string, string> {
+  const assignments = productionCommand().filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word));
+  return Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
 }
 
 async function freePort(): Promise<number> {
@@ -169,14 +177,16 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * The real entry point in upstream mode against the simulator. LOG_LEVEL=warn hides the ready
- * line (info), so readiness is polled on /readyz.
+ * The real entry point in upstream mode against the simulator, with the command line and variables
+ * of `npm run start:prod` (unless through tsx). LOG_LEVEL=warn hides the ready line (info), so
+ * readiness is polled on /readyz.
  */
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   const port = await freePort();
   const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [...productionNodeFlags(), options.entry ?? `${BUILD_DIR}/index.js`];
   const watch = ['--import', './bench/exit-with-parent.mjs'];
   const child = startChild('gateway', [...watch, ...(options.nodeArgs ?? []), ...entry], {
+    ...(options.tsx ? {} : productionEnvironment()),
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
@@ -212,7 +222,7 @@ export interface ReferenceChild extends Child {
 
 /**
  * The reference server (bare Yoga + jit, bench/reference-server.ts) against the simulator, started
- * like the gateway: compiled, with the node flags of `npm run start:prod` (or through tsx).
+ * like the gateway: compiled, with the node flags and variables of `npm run start:prod` (or through tsx).
  */
 export async function startReference(options: Pick<GatewayOptions, 'simulatorUrl' | 'tsx'>): Promise<ReferenceChild> {
   let ready: (url: string) => void;
@@ -222,6 +232,7 @@ export async function startReference(options: Pick<GatewayOptions, 'simulatorUrl
     'reference',
     ['--import', './bench/exit-with-parent.mjs', ...entry],
     {
+      ...(options.tsx ? {} : productionEnvironment()),
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',
       IDENTITY_BASE_URL: options.simulatorUrl,

@@ -20,9 +20,16 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/healthz/);
   });
 
-  it('starts the gateway exactly as `npm run start:prod` does', () => {
+  it('starts the gateway exactly as `npm run start:prod` does, with the same variables', () => {
     const [cmd] = instructions('CMD');
     const argv = JSON.parse(cmd!.slice('CMD '.length)) as string[];
-    expect(argv.join(' ')).toBe(scripts['start:prod']);
+    const words = scripts['start:prod']!.split(' ');
+    const assignments = words.slice(0, words.indexOf('node'));
+    expect(argv.join(' ')).toBe(words.slice(words.indexOf('node')).join(' '));
+    // The allocator setting that keeps the peak RSS down must not be lost in the container.
+    expect(assignments).toContain('MALLOC_MMAP_THRESHOLD_=1048576');
+    const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const environment = runtimeStage.match(/^ENV (?:.*\\\n)*.*$/m)![0];
+    for (const assignment of assignments) expect(environment.split(/[\s\\]+/)).toContain(assignment);
   });
 });

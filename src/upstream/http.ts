@@ -259,14 +259,13 @@ export class UpstreamHttp {
       });
     }
     // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
-    const text = await response.body.text();
+    const { text, bodyBytes } = await readText(response.body);
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
       throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is not JSON' });
     }
-    const bodyBytes = Buffer.byteLength(text);
     // Stryker disable next-line ConditionalExpression: the fast check accepts only what the schema returns unchanged; the answer is the same
     if (request.accepts?.(json)) return { value: json, bodyBytes };
     let parsed: ReturnType<typeof request.schema.safeParse>;
@@ -312,6 +311,23 @@ export class UpstreamHttp {
       errorName: caught instanceof Error ? caught.name : typeof caught,
     });
   }
+}
+
+/**
+ * The body as text, decoded chunk by chunk as it arrives: each chunk can be freed once decoded,
+ * where reading it whole would hold every chunk, their concatenation and the text at once (a
+ * 5000-row audit page is 3.4 MB). Decoded as `body.text()` does: UTF-8, a leading BOM dropped,
+ * malformed bytes replaced.
+ */
+async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: string; bodyBytes: number }> {
+  const decoder = new TextDecoder();
+  let text = '';
+  let bodyBytes = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bodyBytes += chunk.length;
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return { text: text + decoder.decode(), bodyBytes };
 }
 
 /**

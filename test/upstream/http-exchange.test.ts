@@ -3,8 +3,12 @@
  * on cue): what the log line names, what a tracer sees, how odd bodies end, and that a caller who
  * leaves during a backoff pause is let go at once, with no further attempt.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { MockAgent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/logger.js';
@@ -254,5 +258,37 @@ describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () =
     });
     expect(attempts).toBe(1);
     expect(failureLine()).toMatchObject({ status: 503, retries: 0 });
+  });
+});
+
+describe('a body that arrives in pieces', { timeout: 10_000 }, () => {
+  it('is read whole: characters split between pieces, a leading BOM and a malformed byte as a full read decodes them', async () => {
+    const json = Buffer.from(JSON.stringify({ name: 'Zoë Łukasz 日本 🎉', note: 'x' }));
+    // A byte that is no UTF-8 where "x" was: decoded as U+FFFD, as any UTF-8 reader does.
+    json[json.lastIndexOf('x')] = 0xff;
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]);
+    const server = createServer(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // Two bytes a piece: every multi-byte character is cut somewhere.
+      for (let i = 0; i < body.length; i += 2) {
+        response.write(body.subarray(i, i + 2));
+        await sleep(1);
+      }
+      response.end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const agent = new Agent();
+    try {
+      const { http, log } = httpWith(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, agent);
+      const answer = await http.measuredRequest(getItems(anything), { log });
+      expect(answer.value).toEqual({ name: 'Zoë Łukasz 日本 🎉', note: '\ufffd' });
+      // The size of the body as it came, for caches bounded in bytes.
+      expect(answer.bodyBytes).toBe(body.length);
+    } finally {
+      await agent.close();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
