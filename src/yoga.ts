@@ -109,6 +109,12 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
   };
 }
 
+/** The code the client sees for an error, as the masking gives it (the message plays no part). */
+function clientErrorCode(maskError: MaskError, error: unknown): string | undefined {
+  const code = (maskError(error, 'Unexpected error.', false) as Partial<GraphQLError>).extensions?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Introspection for everyone, for callers with a key or JWT, or for nobody (config.introspection). */
 function useIntrospectionPolicy(policy: Config['introspection']): Plugin[] {
   if (policy === 'all') return [];
@@ -178,7 +184,7 @@ export function createGateway({
       })),
     }),
     ...(config.metricsToken ? [useMetricsToken(config.metricsToken)] : []),
-    ...(metrics ? [metrics.plugin()] : []),
+    ...(metrics ? [metrics.plugin({ clientErrorCode: (error) => clientErrorCode(maskError, error) })] : []),
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),

@@ -23,7 +23,15 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   /** Hand these to createUpstreams. */
   readonly upstreamEvents: UpstreamEvents;
-  plugin(): Plugin;
+  plugin(options?: MetricsPluginOptions): Plugin;
+}
+
+export interface MetricsPluginOptions {
+  /**
+   * The code a client sees for an error of an operation: the gateway's error masking decides it,
+   * as most errors reach the plugin before they are masked. By default, the error's own code.
+   */
+  readonly clientErrorCode?: (error: unknown) => string | undefined;
 }
 
 export interface MetricsOptions {
@@ -76,6 +84,15 @@ const codeOf = (error: unknown) => {
   return typeof code === 'string' ? code : undefined;
 };
 
+/** The plugin counts one error per failed parse or validation, without the error itself. */
+const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
+  parse: 'GRAPHQL_PARSE_FAILED',
+  validate: 'GRAPHQL_VALIDATION_FAILED',
+};
+
+/** envelop names an operation without a name `Anonymous`, Yoga leaves it undefined: one label for both. */
+const ENVELOP_ANONYMOUS = 'Anonymous';
+
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Answers 401 on /metrics unless the scrape carries the bearer token. Goes before the metrics plugin. */
@@ -102,7 +119,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const operationNames = new OperationNameLabels(options.maxOperationNames ?? 100, options.knownOperationNames);
   const operationLabels = (params: { operationName?: string | undefined; operationType?: string | undefined }) => ({
     operation_type: bounded(params.operationType, OPERATION_TYPES, 'unknown'),
-    operation_name: operationNames.label(params.operationName),
+    operation_name: operationNames.label(params.operationName === ENVELOP_ANONYMOUS ? undefined : params.operationName),
   });
 
   const upstreamDuration = new Histogram({
@@ -131,7 +148,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers: [registry],
   });
 
-  const operationMetrics = {
+  const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
     graphql_envelop_request: createCounter<Phase, OperationLabel>({
       registry,
       counter: {
@@ -164,7 +181,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       fillLabelsFn: (params) => ({
         ...operationLabels(params),
         phase: params.errorPhase ?? 'unknown',
-        code: bounded(codeOf(params.error), CLIENT_ERROR_CODES, 'other'),
+        code: bounded(PHASE_CODES[params.errorPhase] ?? clientErrorCode(params.error), CLIENT_ERROR_CODES, 'other'),
       }),
     }),
     graphql_yoga_http_duration: createHistogram<'request', OperationLabel | 'method' | 'status_code', HttpParams>({
@@ -182,7 +199,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         status_code: String(params.response.status),
       }),
     }),
-  };
+  });
 
   return {
     registry,
@@ -202,14 +219,14 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
       },
     },
-    plugin: () =>
+    plugin: ({ clientErrorCode = codeOf } = {}) =>
       usePrometheus({
         registry,
         endpoint: '/metrics',
         // Per-phase histograms and the deprecated-field counter (a document walk per request) are
         // left out: they cost more per request than they tell about this gateway.
         metrics: {
-          ...operationMetrics,
+          ...operationMetrics(clientErrorCode),
           graphql_envelop_request_time_summary: false,
           graphql_envelop_phase_parse: false,
           graphql_envelop_phase_validate: false,
