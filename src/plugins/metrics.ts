@@ -23,15 +23,15 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   /** Hand these to createUpstreams. */
   readonly upstreamEvents: UpstreamEvents;
-  plugin(options?: MetricsPluginOptions): Plugin;
+  plugin(options: MetricsPluginOptions): Plugin;
 }
 
 export interface MetricsPluginOptions {
   /**
    * The code a client sees for an error of an operation: the gateway's error masking decides it,
-   * as most errors reach the plugin before they are masked. By default, the error's own code.
+   * as most errors reach the plugin before they are masked.
    */
-  readonly clientErrorCode?: (error: unknown) => string | undefined;
+  readonly clientErrorCode: (error: unknown) => string | undefined;
 }
 
 export interface MetricsOptions {
@@ -78,11 +78,6 @@ type HttpParams = FillLabelsFnParams & { request: Request; response: Response };
 
 const bounded = (value: string | undefined, allowed: ReadonlySet<string>, fallback: string) =>
   value !== undefined && allowed.has(value) ? value : fallback;
-
-const codeOf = (error: unknown) => {
-  const code = (error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
-  return typeof code === 'string' ? code : undefined;
-};
 
 /** The plugin counts one error per failed parse or validation, without the error itself. */
 const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
@@ -219,7 +214,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
       },
     },
-    plugin: ({ clientErrorCode = codeOf } = {}) =>
+    plugin: ({ clientErrorCode }) =>
       usePrometheus({
         registry,
         endpoint: '/metrics',
