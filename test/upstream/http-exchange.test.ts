@@ -212,52 +212,43 @@ describe('a tracer', { timeout: 10_000 }, () => {
 describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () => {
   const retrying = { retry: { maxRetries: 3, baseDelayMs: 400, maxDelayMs: 400 } };
 
-  it('after a failed connection, is let go without another attempt', async () => {
+  /**
+   * One attempt answered by `attempt`, which is handed `leave`: the caller goes away once that
+   * attempt's outcome has been handled, i.e. during the pause before the next. Returns the failure line.
+   */
+  async function leaveDuringBackoff(attempt: (leave: () => void) => Promise<unknown>) {
     const caller = new AbortController();
     let attempts = 0;
-    const failing = {
+    const dispatcher = {
       request: async () => {
         attempts++;
-        // After this attempt's failure has been handled, i.e. during the pause before the next.
-        setImmediate(() => caller.abort());
-        throw refused();
+        return attempt(() => setImmediate(() => caller.abort()));
       },
     } as unknown as Dispatcher;
-    const { http, log, failureLine } = httpWith('https://library.example', failing, retrying);
+    const { http, log, failureLine } = httpWith('https://library.example', dispatcher, retrying);
     await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
       code: 'UPSTREAM_UNAVAILABLE',
       detail: { route: 'items', failure: 'cancelled' },
     });
     expect(attempts).toBe(1);
-    expect(failureLine()).toMatchObject({ retries: 0 });
+    return failureLine();
+  }
+
+  it('after a failed connection, is let go without another attempt', async () => {
+    const line = await leaveDuringBackoff(async (leave) => {
+      leave();
+      throw refused();
+    });
+    expect(line).toMatchObject({ retries: 0 });
   });
 
   it('after a 503 with Retry-After, is let go without another attempt', async () => {
-    const caller = new AbortController();
-    let attempts = 0;
-    const busy = {
-      request: async () => {
-        attempts++;
-        return {
-          statusCode: 503,
-          headers: { 'retry-after': '1' },
-          body: {
-            dump: async () => {
-              setImmediate(() => caller.abort());
-            },
-            json: async () => ({}),
-            text: async () => '{}',
-          },
-        };
-      },
-    } as unknown as Dispatcher;
-    const { http, log, failureLine } = httpWith('https://library.example', busy, retrying);
-    await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
-      code: 'UPSTREAM_UNAVAILABLE',
-      detail: { route: 'items', failure: 'cancelled' },
-    });
-    expect(attempts).toBe(1);
-    expect(failureLine()).toMatchObject({ status: 503, retries: 0 });
+    const line = await leaveDuringBackoff(async (leave) => ({
+      statusCode: 503,
+      headers: { 'retry-after': '1' },
+      body: { dump: async () => leave(), json: async () => ({}), text: async () => '{}' },
+    }));
+    expect(line).toMatchObject({ status: 503, retries: 0 });
   });
 });
 
