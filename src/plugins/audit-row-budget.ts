@@ -20,6 +20,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import pLimit from 'p-limit';
@@ -75,23 +76,35 @@ function collectSites(
   }
 }
 
-/** Yoga hands out one parsed document per query text: each operation is walked once. */
-const sitesByOperation = new WeakMap<OperationDefinitionNode, readonly PageSite[]>();
+/** Where an operation asks for rows, and the variables those page sizes read. */
+interface PageSites {
+  readonly sites: readonly PageSite[];
+  readonly sizeVariables: readonly VariableDefinitionNode[];
+}
 
-function pageSites(document: DocumentNode, operation: OperationDefinitionNode): readonly PageSite[] {
-  let sites = sitesByOperation.get(operation);
+/** Yoga hands out one parsed document per query text: each operation is walked once. */
+const sitesByOperation = new WeakMap<OperationDefinitionNode, PageSites>();
+
+function pageSites(document: DocumentNode, operation: OperationDefinitionNode): PageSites {
+  let found = sitesByOperation.get(operation);
   // Stryker disable next-line ConditionalExpression: walking the operation again finds the same sites; the cache only saves the walk
-  if (!sites) {
+  if (!found) {
     const fragments = new Map(
       document.definitions
         .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
         .map((f) => [f.name.value, f]),
     );
-    const found: PageSite[] = [];
-    collectSites(operation.selectionSet, fragments, found);
-    sitesByOperation.set(operation, (sites = found));
+    const sites: PageSite[] = [];
+    collectSites(operation.selectionSet, fragments, sites);
+    const sizeNames = new Set(
+      // Stryker disable next-line ArrayDeclaration: a name no variable has selects no variable more
+      sites.flatMap(({ first, last }) => [first, last]).flatMap((value) => (value?.kind === Kind.VARIABLE ? [value.name.value] : [])),
+    );
+    // Stryker disable next-line ArrayDeclaration: graphql-js parses every operation with a variable list
+    const sizeVariables = (operation.variableDefinitions ?? []).filter((definition) => sizeNames.has(definition.variable.name.value));
+    sitesByOperation.set(operation, (found = { sites, sizeVariables }));
   }
-  return sites;
+  return found;
 }
 
 export function operationRows(
@@ -103,13 +116,14 @@ export function operationRows(
   const operation = getOperationAST(document, operationName);
   // Stryker disable next-line OptionalChaining: only validated documents with an operation execute
   if (operation?.operation !== 'query') return 0;
-  const sites = pageSites(document, operation);
+  const { sites, sizeVariables } = pageSites(document, operation);
   // Stryker disable next-line ConditionalExpression: without sites the sum below is 0 too; this only skips coercing the variables
   if (sites.length === 0) return 0;
-  // Coerced as execution will coerce them, so `$n: Int = 5000` without variables counts 5000.
+  // Coerced as execution will coerce them, so `$n: Int = 5000` without variables counts 5000; only
+  // the page sizes' variables, as the others (a DateTime, a filter) count no rows.
   // Variables that do not coerce fail execution before any resolver runs.
-  // Stryker disable next-line ArrayDeclaration,ObjectLiteral: graphql-js parses every operation with a variable list; only whether errors came matters
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
+  // Stryker disable next-line ObjectLiteral: only whether errors came matters
+  const coerced = getVariableValues(schema, sizeVariables, rawVariables ?? {}, { maxErrors: 1 });
   if (coerced.errors) return 0;
   // Fields of one response key are merged by execution (validation makes their arguments
   // equal), so the same key reached twice, through fragments say, runs once.

@@ -23,7 +23,7 @@ function server() {
     typeDefs: /* GraphQL */ `
       type Query {
         auditEvents(first: Int, last: Int, after: String): [String!]!
-        other: String
+        other(tag: String): String
       }
       type Mutation {
         auditEvents(first: Int): String
@@ -102,6 +102,13 @@ describe('audit row budget', () => {
     expect(await execute(query, { n: 5000, m: 5001 })).toEqual(refused(10_001));
     expect((await execute(query, { n: 5000, m: 5000 })).errors).toBeUndefined();
     expect(await execute(query, { n: 9951 })).toEqual(refused(10_001));
+  });
+
+  it('counts the rows whatever the variables that are no page size hold', async () => {
+    const { execute, resolved } = server();
+    const query = 'query($n: Int, $tag: String) { a: auditEvents(first: $n) b: auditEvents(last: $n) other(tag: $tag) }';
+    expect(await execute(query, { n: 5001, tag: 42 })).toEqual(refused(10_002));
+    expect(resolved).toEqual([]);
   });
 
   it('counts fields inside inline and named fragments, nested ones too, each named fragment once', async () => {

@@ -3,7 +3,7 @@
  * on cue): what the log line names, what a tracer sees, how odd bodies end, and that a caller who
  * leaves during a backoff pause is let go at once, with no further attempt.
  */
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -252,34 +252,83 @@ describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () =
   });
 });
 
+describe('a call seen from its caller', { timeout: 10_000 }, () => {
+  it('reaches the path below the base URL, however many slashes end the base URL', async () => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/vapi/items', method: 'GET' }).reply(200, { ok: true });
+    const { http, log } = httpWith('https://library.example/vapi//', agent);
+    await expect(http.request(getItems(anything), { log })).resolves.toEqual({ ok: true });
+  });
+
+  it("leaves no listener on the caller's signal once its calls are over, answered or failed", async () => {
+    const agent = mockAgent();
+    const library = agent.get('https://library.example');
+    library.intercept({ path: '/items', method: 'GET' }).reply(200, { ok: true }).times(11);
+    library.intercept({ path: '/items', method: 'GET' }).reply(500, { type: 'internal' });
+    const { http, log } = httpWith('https://library.example', agent);
+    // One request's signal, shared by its upstream calls: more than ten listeners left on it would
+    // also be reported by Node as a possible leak.
+    const request = new AbortController();
+    for (let call = 0; call < 11; call++) await http.request(getItems(anything), { log, signal: request.signal });
+    await expect(http.request(getItems(anything), { log, signal: request.signal })).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(getEventListeners(request.signal, 'abort')).toEqual([]);
+  });
+});
+
+/** Two bytes a piece: every multi-byte character is cut somewhere. */
+function twoBytePieces(body: Buffer): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let i = 0; i < body.length; i += 2) pieces.push(body.subarray(i, i + 2));
+  return pieces;
+}
+
+/** Serves a body in the pieces given, each written on its own; answers what the gateway read. */
+async function readInPieces(pieces: readonly Buffer[]) {
+  const server = createServer(async (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    for (const piece of pieces) {
+      response.write(piece);
+      await sleep(1);
+    }
+    response.end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const agent = new Agent();
+  try {
+    const { http, log } = httpWith(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, agent);
+    return await http.measuredRequest(getItems(anything), { log });
+  } finally {
+    await agent.close();
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
 describe('a body that arrives in pieces', { timeout: 10_000 }, () => {
   it('is read whole: characters split between pieces, a leading BOM and a malformed byte as a full read decodes them', async () => {
     const json = Buffer.from(JSON.stringify({ name: 'Zoë Łukasz 日本 🎉', note: 'x' }));
     // A byte that is no UTF-8 where "x" was: decoded as U+FFFD, as any UTF-8 reader does.
     json[json.lastIndexOf('x')] = 0xff;
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]);
-    const server = createServer(async (_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      // Two bytes a piece: every multi-byte character is cut somewhere.
-      for (let i = 0; i < body.length; i += 2) {
-        response.write(body.subarray(i, i + 2));
-        await sleep(1);
-      }
-      response.end();
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const agent = new Agent();
-    try {
-      const { http, log } = httpWith(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, agent);
-      const answer = await http.measuredRequest(getItems(anything), { log });
-      expect(answer.value).toEqual({ name: 'Zoë Łukasz 日本 🎉', note: '\ufffd' });
-      // The size of the body as it came, for caches bounded in bytes.
-      expect(answer.bodyBytes).toBe(body.length);
-    } finally {
-      await agent.close();
-      server.closeAllConnections();
-      server.close();
-    }
+    const answer = await readInPieces(twoBytePieces(body));
+    expect(answer.value).toEqual({ name: 'Zoë Łukasz 日本 🎉', note: '\ufffd' });
+    // The size of the body as it came, for caches bounded in bytes.
+    expect(answer.bodyBytes).toBe(body.length);
+  });
+
+  it('is read whole when its first pieces are ASCII: a BOM inside it is text, characters split between pieces are joined', async () => {
+    const text = JSON.stringify({ id: 'plain ascii first', name: '\ufeffZoë 日本 🎉', tail: 'ascii again' });
+    const body = Buffer.from(text);
+    const answer = await readInPieces(twoBytePieces(body));
+    expect(answer.value).toEqual(JSON.parse(text));
+    expect(answer.bodyBytes).toBe(body.length);
+  });
+
+  it('is read in order when a piece ends in a character cut short and the next is ASCII', async () => {
+    // "é" is C3 A9: its first byte alone, then plain text, reads as U+FFFD before that text.
+    const pieces = [Buffer.from('{"note":"caf'), Buffer.from([0xc3]), Buffer.from(' au lait"}')];
+    const answer = await readInPieces(pieces);
+    expect(answer.value).toEqual({ note: 'caf\ufffd au lait' });
   });
 });
