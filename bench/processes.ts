@@ -224,13 +224,13 @@ export interface ReferenceChild extends Child {
  * The reference server (bare Yoga + jit, bench/reference-server.ts) against the simulator, started
  * like the gateway: compiled, with the node flags and variables of `npm run start:prod` (or through tsx).
  */
-export async function startReference(options: Pick<GatewayOptions, 'simulatorUrl' | 'tsx'>): Promise<ReferenceChild> {
+export async function startReference(options: Pick<GatewayOptions, 'simulatorUrl' | 'tsx' | 'nodeArgs'>): Promise<ReferenceChild> {
   let ready: (url: string) => void;
   const announced = new Promise<string>((resolve) => (ready = resolve));
   const entry = options.tsx ? ['--import', 'tsx', 'bench/reference-process.ts'] : [...productionNodeFlags(), `${REFERENCE_BUILD_DIR}/reference-process.js`];
   const child = startChild(
     'reference',
-    ['--import', './bench/exit-with-parent.mjs', ...entry],
+    ['--import', './bench/exit-with-parent.mjs', ...(options.nodeArgs ?? []), ...entry],
     {
       ...(options.tsx ? {} : productionEnvironment()),
       PATH: process.env.PATH ?? '',

@@ -56,8 +56,49 @@ function category(frame: CallFrame): string {
   if (frame.url.startsWith('node:')) return '(node internals)';
   const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(frame.url);
   if (pkg) return pkg[1]!;
-  if (frame.url.includes('/bench/results/build/') || frame.url.includes('/src/')) return '(gateway src/)';
+  // The gateway's src/ and the reference server's file: one category, so two profiles line up.
+  if (/\/bench\/results\/(reference-)?build\/|\/src\//.test(frame.url)) return '(own code)';
   return frame.url;
+}
+
+/** Self time in µs by package / category, idle left out. */
+export function timeByCategory(file: string): Map<string, number> {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const times = selfTimes(profile);
+  const byCategory = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const cat = category(node.callFrame);
+    if (cat !== '(idle)') byCategory.set(cat, (byCategory.get(cat) ?? 0) + (times.get(node.id) ?? 0));
+  }
+  return byCategory;
+}
+
+/** A profile of one server under a load, and the requests it answered in that time. */
+export interface ProfiledRun {
+  readonly name: string;
+  readonly file: string;
+  readonly requests: number;
+}
+
+/**
+ * Two profiles side by side in µs per request, by package / category, largest difference first:
+ * where one server spends what the other does not.
+ */
+export function compareProfiles(a: ProfiledRun, b: ProfiledRun): string {
+  const [timesA, timesB] = [timeByCategory(a.file), timeByCategory(b.file)];
+  const perRequest = (times: Map<string, number>, requests: number, cat?: string) =>
+    (cat === undefined ? [...times.values()].reduce((sum, us) => sum + us, 0) : (times.get(cat) ?? 0)) / requests;
+  const rows = [...new Set([...timesA.keys(), ...timesB.keys()])]
+    .map((cat) => ({ cat, a: perRequest(timesA, a.requests, cat), b: perRequest(timesB, b.requests, cat) }))
+    .filter((row) => Math.abs(row.a - row.b) >= 1)
+    .sort((x, y) => y.a - y.b - (x.a - x.b));
+  rows.unshift({ cat: '(all)', a: perRequest(timesA, a.requests), b: perRequest(timesB, b.requests) });
+  const f = (us: number) => us.toFixed(1).padStart(10);
+  return [
+    'busy µs per request by package / category (profiler on, start-up included)',
+    `${a.name.padStart(10)}  ${b.name.padStart(10)}  ${'diff'.padStart(10)}  category`,
+    ...rows.map((row) => `${f(row.a)}  ${f(row.b)}  ${f(row.a - row.b)}  ${row.cat}`),
+  ].join('\n');
 }
 
 export function summarizeProfile(file: string, count = 25): string {

@@ -4,7 +4,7 @@
  * bench/reference-server.ts), on the same seeded data and the same pinned window.
  * See README "Performance" and the report printed at the end (also bench/results/latest.json).
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import type { Pool } from 'undici';
 import { DEMO_CLIENT } from '../src/simulator/index.js';
 import { abRun } from './ab.js';
@@ -23,7 +23,7 @@ import {
   startSimulatorProcess,
   type GatewayChild,
 } from './processes.js';
-import { summarizeProfile } from './profile-top.js';
+import { compareProfiles, summarizeProfile } from './profile-top.js';
 import {
   formatResults,
   machine,
@@ -85,11 +85,6 @@ const NO_CACHE = { AUDIT_CACHE_MAX_BYTES: '0' };
 
 const log = (text: string) => process.stdout.write(`${text}\n`);
 const load = (rows: number, cpuOf: Record<string, number>): LoadOptions => ({ concurrency: concurrencyFor(rows), ...TIMING, cpuOf });
-
-/** The audit page cache is measured when this checkout has it (its variable is configurable). */
-function cacheVariableExists(): boolean {
-  return readFileSync(`${ROOT}src/config.ts`, 'utf8').includes('AUDIT_CACHE_MAX_BYTES');
-}
 
 /** The gateway's warnings (the tail of its output), next to the results. */
 function saveLog(name: string, text: string): void {
@@ -168,27 +163,41 @@ async function prepare({ reference = false } = {}) {
   return { simulator, window };
 }
 
-async function profileRun(rows: number): Promise<void> {
-  const { simulator, window } = await prepare();
-  const dir = ensureDir(`${RESULTS}/profiles`);
-  const started = Date.now();
-  const gateway = await startGateway({ simulatorUrl: simulator.url, env: NO_CACHE, tsx, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
-  const pool = keepAlivePool(gateway.url, concurrencyFor(rows));
-  log(`profiling the gateway (pid ${gateway.pid}): ${rows}-row pages, concurrency ${concurrencyFor(rows)}, ${TIMING.durationMs / 1000} s after ${TIMING.warmupMs / 1000} s warm-up`);
-  const result = await runLoad(gatewaySend(pool, rows, window), load(rows, { gateway: gateway.pid }));
-  log(`gateway: ${(result.cpuMs['gateway']! / result.answered).toFixed(3)} CPU ms/request (profiler on), ${result.rps.toFixed(1)} rps, p50 ${result.latencyMs.p50.toFixed(1)} ms, p99 ${result.latencyMs.p99.toFixed(1)} ms, errors ${result.errors}`);
-  await pool.close();
-  await gateway.stop();
-  await simulator.stop();
+/** The newest .cpuprofile written in `dir` since `since`. */
+function newestProfile(dir: string, since: number): string {
   const file = readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
     .map((name) => `${dir}/${name}`)
-    .filter((path) => statSync(path).mtimeMs >= started)
+    .filter((path) => statSync(path).mtimeMs >= since)
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   if (!file || !existsSync(file)) throw new Error(`no .cpuprofile written in ${dir}`);
-  const summary = summarizeProfile(file, 25);
-  writeFileSync(file.replace(/\.cpuprofile$/, '.top.txt'), `${summary}\n`);
-  log(`\n${file}\n\n${summary}`);
+  return file;
+}
+
+/** The gateway, then the reference server, each under the profiler with the same load; where each spends. */
+async function profileRun(rows: number): Promise<void> {
+  const { simulator, window } = await prepare({ reference: true });
+  const dir = ensureDir(`${RESULTS}/profiles`);
+  const profiled = async (name: 'gateway' | 'reference', start: () => Promise<{ url: string; pid: number; stop: () => Promise<unknown> }>) => {
+    const started = Date.now();
+    const server = await start();
+    const pool = keepAlivePool(server.url, concurrencyFor(rows));
+    log(`profiling the ${name} (pid ${server.pid}): ${rows}-row pages, concurrency ${concurrencyFor(rows)}, ${TIMING.durationMs / 1000} s after ${TIMING.warmupMs / 1000} s warm-up`);
+    const result = await runLoad(gatewaySend(pool, rows, window), load(rows, { [name]: server.pid }));
+    log(`${name}: ${(result.cpuMs[name]! / result.answered).toFixed(3)} CPU ms/request (profiler on), ${result.rps.toFixed(1)} rps, p50 ${result.latencyMs.p50.toFixed(1)} ms, p99 ${result.latencyMs.p99.toFixed(1)} ms, errors ${result.errors}`);
+    await pool.close();
+    await server.stop();
+    const file = newestProfile(dir, started);
+    const summary = summarizeProfile(file, 25);
+    writeFileSync(file.replace(/\.cpuprofile$/, '.top.txt'), `${summary}\n`);
+    log(`\n${name}: ${file}\n\n${summary}\n`);
+    return { name, file, requests: result.sent };
+  };
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  const gateway = await profiled('gateway', () => startGateway({ simulatorUrl: simulator.url, env: NO_CACHE, tsx, nodeArgs }));
+  const reference = await profiled('reference', () => startReference({ simulatorUrl: simulator.url, tsx, nodeArgs }));
+  await simulator.stop();
+  log(compareProfiles(gateway, reference));
 }
 
 /**
@@ -257,9 +266,9 @@ async function benchRun(): Promise<void> {
     memory = await memoryScenario(gateway, window);
   });
 
-  let cache: CacheResult = { skipped: 'AUDIT_CACHE_MAX_BYTES is not in src/config.ts yet' };
   const uncached = pairs.find((p) => p.rows === 5000)?.gateway;
-  if (cacheVariableExists() && uncached) {
+  let cache: CacheResult = { skipped: 'it is compared with the 5000-row run, which --rows left out' };
+  if (uncached) {
     // The variable left unset: the gateway's default size, as deployed.
     tokens['cache'] = await withGateway(simulator.url, 'cache', {}, async (gateway) => {
       log('cache on: 5000 rows, the same closed window ...');
