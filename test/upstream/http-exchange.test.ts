@@ -12,7 +12,7 @@ import { Agent, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/logger.js';
-import { UpstreamHttp, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstream/http.js';
+import { DECODE_BATCH_BYTES, UpstreamHttp, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstream/http.js';
 import type { UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from '../../src/upstream/index.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 
@@ -317,18 +317,30 @@ describe('a body that arrives in pieces', { timeout: 10_000 }, () => {
     expect(answer.bodyBytes).toBe(body.length);
   });
 
-  it('is read whole when its first pieces are ASCII: a BOM inside it is text, characters split between pieces are joined', async () => {
-    const text = JSON.stringify({ id: 'plain ascii first', name: '\ufeffZoë 日本 🎉', tail: 'ascii again' });
-    const body = Buffer.from(text);
-    const answer = await readInPieces(twoBytePieces(body));
-    expect(answer.value).toEqual(JSON.parse(text));
-    expect(answer.bodyBytes).toBe(body.length);
+  /** `{"note":"` and ASCII up to one decoding batch exactly, then `last` (a byte or two), as one piece. */
+  const firstBatch = (last: number[]) => {
+    const open = Buffer.from(`{"note":"`);
+    const filler = Buffer.alloc(DECODE_BATCH_BYTES - open.length - last.length, 'y');
+    return { piece: Buffer.concat([open, filler, Buffer.from(last)]), note: filler.toString() };
+  };
+
+  it('is read whole when its first batch is ASCII: a BOM after it is text, as a whole read keeps it', async () => {
+    const { piece, note } = firstBatch([]);
+    const answer = await readInPieces([piece, Buffer.from('\ufeffZoë 日本 🎉"}')]);
+    expect(answer.value).toEqual({ note: `${note}\ufeffZoë 日本 🎉` });
   });
 
-  it('is read in order when a piece ends in a character cut short and the next is ASCII', async () => {
-    // "é" is C3 A9: its first byte alone, then plain text, reads as U+FFFD before that text.
-    const pieces = [Buffer.from('{"note":"caf'), Buffer.from([0xc3]), Buffer.from(' au lait"}')];
-    const answer = await readInPieces(pieces);
-    expect(answer.value).toEqual({ note: 'caf\ufffd au lait' });
+  it('joins a character cut between two batches', async () => {
+    // "é" is C3 A9.
+    const { piece, note } = firstBatch([0xc3]);
+    const answer = await readInPieces([piece, Buffer.from([0xa9]), Buffer.from(' au lait"}')]);
+    expect(answer.value).toEqual({ note: `${note}é au lait` });
+  });
+
+  it('is read in order when a batch ends in a character cut short and the next is ASCII', async () => {
+    // A first byte of "é" alone, then plain text, reads as U+FFFD before that text.
+    const { piece, note } = firstBatch([0xc3]);
+    const answer = await readInPieces([piece, Buffer.from(' au lait"}')]);
+    expect(answer.value).toEqual({ note: `${note}\ufffd au lait` });
   });
 });
