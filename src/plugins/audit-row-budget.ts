@@ -76,6 +76,8 @@ function collectSites(
   }
 }
 
+const variableOf = (value: ValueNode | undefined) => (value?.kind === Kind.VARIABLE ? value.name.value : undefined);
+
 /** Where an operation asks for rows, and the variables those page sizes read. */
 interface PageSites {
   readonly sites: readonly PageSite[];
@@ -96,10 +98,7 @@ function pageSites(document: DocumentNode, operation: OperationDefinitionNode): 
     );
     const sites: PageSite[] = [];
     collectSites(operation.selectionSet, fragments, sites);
-    const sizeNames = new Set(
-      // Stryker disable next-line ArrayDeclaration: a name no variable has selects no variable more
-      sites.flatMap(({ first, last }) => [first, last]).flatMap((value) => (value?.kind === Kind.VARIABLE ? [value.name.value] : [])),
-    );
+    const sizeNames = new Set(sites.flatMap(({ first, last }) => [variableOf(first), variableOf(last)]));
     // Stryker disable next-line ArrayDeclaration: graphql-js parses every operation with a variable list
     const sizeVariables = (operation.variableDefinitions ?? []).filter((definition) => sizeNames.has(definition.variable.name.value));
     sitesByOperation.set(operation, (found = { sites, sizeVariables }));
