@@ -356,7 +356,7 @@ async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: 
     // Stryker disable next-line ConditionalExpression,EqualityOperator: the same text either way; the memory it takes is held by test/hardening/trickled-body.test.ts, in a process of its own
     if (batchBytes >= DECODE_BATCH_BYTES) decode();
   }
-  if (batchBytes > 0) decode();
+  decode();
   return { text: decoder ? text + decoder.decode() : text, bodyBytes };
 }
 

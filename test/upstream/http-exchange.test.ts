@@ -3,12 +3,9 @@
  * on cue): what the log line names, what a tracer sees, how odd bodies end, and that a caller who
  * leaves during a backoff pause is let go at once, with no further attempt.
  */
-import { getEventListeners, once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { getEventListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
-import { Agent, MockAgent } from 'undici';
+import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/logger.js';
@@ -282,27 +279,14 @@ function twoBytePieces(body: Buffer): Buffer[] {
   return pieces;
 }
 
-/** Serves a body in the pieces given, each written on its own; answers what the gateway read. */
-async function readInPieces(pieces: readonly Buffer[]) {
-  const server = createServer(async (_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    for (const piece of pieces) {
-      response.write(piece);
-      await sleep(1);
-    }
-    response.end();
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const agent = new Agent();
-  try {
-    const { http, log } = httpWith(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, agent);
-    return await http.measuredRequest(getItems(anything), { log });
-  } finally {
-    await agent.close();
-    server.closeAllConnections();
-    server.close();
+/** A body that arrives in exactly the pieces given, as the gateway reads it. */
+function readInPieces(pieces: readonly Buffer[]) {
+  async function* arriving(): AsyncGenerator<Buffer> {
+    for (const piece of pieces) yield piece;
   }
+  const dispatcher = { request: async () => ({ statusCode: 200, headers: {}, body: arriving() }) } as unknown as Dispatcher;
+  const { http, log } = httpWith('https://library.example', dispatcher);
+  return http.measuredRequest(getItems(anything), { log });
 }
 
 describe('a body that arrives in pieces', { timeout: 10_000 }, () => {
