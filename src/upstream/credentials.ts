@@ -10,7 +10,10 @@ export interface CredentialLease {
 }
 
 export interface CredentialSource {
-  /** A valid credential, shared with every concurrent caller; rejects with an UpstreamError. */
+  /**
+   * A valid credential, shared with every concurrent caller; rejects with an UpstreamError, or with
+   * the deadline's abort reason as soon as its signal aborts while the caller waits.
+   */
   acquire(deadline: Deadline, log: Logger): Promise<CredentialLease>;
 }
 

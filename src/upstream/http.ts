@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { UpstreamError, type UpstreamService } from '../errors.js';
 import type { CredentialLease, CredentialSource } from './credentials.js';
-import { createDeadline, untilAborted, type Deadline } from './deadline.js';
+import { createDeadline, type Deadline } from './deadline.js';
 import {
   errorForInvalidBody,
   errorForStatus,
@@ -181,16 +181,14 @@ export class UpstreamHttp {
     progress: Progress,
   ): Promise<MeasuredAnswer<T>> {
     const source = request.credentials;
-    let lease: CredentialLease | undefined = source
-      ? await untilAborted(source.acquire(deadline, log), deadline.signal)
-      : undefined;
+    let lease: CredentialLease | undefined = source ? await source.acquire(deadline, log) : undefined;
     for (;;) {
       const response = await this.#sendWithRetries(request, lease, deadline, progress);
       if (response.statusCode === 401 && source && lease && !progress.credentialRetry) {
         await response.body.dump();
         progress.credentialRetry = true;
         lease.invalidate();
-        lease = await untilAborted(source.acquire(deadline, log), deadline.signal);
+        lease = await source.acquire(deadline, log);
         continue;
       }
       return await this.#readAnswer(request, response);

@@ -136,6 +136,31 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
     expect(ms).toBeLessThan(600);
   });
 
+  const waitsForCredentials = [
+    ['the token', 'token', (u: GatewayUpstreams, signal: AbortSignal) => u.identity!.auditReport(fullWindow(1), { ...harness.call, signal })],
+    [
+      'the session login',
+      'session',
+      (u: GatewayUpstreams, signal: AbortSignal) =>
+        u.contentLibrary!.listUpdateSessionFiles(harness.sim.control.sessions()[0]!.id, { ...harness.call, signal }),
+    ],
+  ] as const;
+  it.each(waitsForCredentials)('stops when the caller aborts while it waits for %s', async (_, route, call) => {
+    // Cold clients: the call must wait for the credential, which the upstream is slow to give.
+    const upstreams = createUpstreams(harness.config);
+    try {
+      harness.sim.control.setLatency(60_000, route);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const { error, ms } = await timed(call(upstreams, controller.signal));
+      expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { failure: 'cancelled' } });
+      expect(ms).toBeLessThan(DEADLINE_MS - 500);
+      expect(harness.sim.control.counters()).toMatchObject({ audit: 0, files: 0 });
+    } finally {
+      await upstreams.close();
+    }
+  });
+
   it('maps a refused connection to UPSTREAM_UNAVAILABLE within the deadline', async () => {
     const { error, ms } = await withShortDeadline(
       (u) => timed(u.identity!.auditReport(fullWindow(1), harness.call)),
