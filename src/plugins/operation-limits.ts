@@ -24,6 +24,13 @@ export const operationLimits = {
   maxAuditRows: 10_000,
   /** Operations asking for more rows than this are large: few of them run at once. */
   largeOperationRows: 1000,
+  /**
+   * Or looking up more update sessions than this (`_entities` representations included): a
+   * session's files may number in the hundreds, each answered once per lookup.
+   */
+  largeOperationSessions: 10,
+  /** A large answer its client stops reading for this long is dropped (the client is gone or stuck). */
+  largeAnswerStallMs: 60_000,
 } as const;
 
 /**
@@ -62,6 +69,8 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
     useAuditRowLimits({
       maxRows: operationLimits.maxAuditRows,
       largeOperationRows: operationLimits.largeOperationRows,
+      largeOperationSessions: operationLimits.largeOperationSessions,
+      largeAnswerStallMs: operationLimits.largeAnswerStallMs,
       largeOperationConcurrency: options.largeOperationConcurrency,
     }) as Plugin,
   ];

@@ -4,7 +4,10 @@
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { describe, expect, it, vi } from 'vitest';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useAuditRowLimits } from '../../src/plugins/audit-row-budget.js';
 import { multipartParts } from '../clients/incremental-parts.js';
 
@@ -13,17 +16,25 @@ interface Response {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
-/** Limits: 100 rows per operation; above 60 rows an operation is large; one large one at a time. */
-function server() {
+/**
+ * Limits: 10,000 rows per operation; above 60 rows or 3 session lookups an operation is large; one
+ * large one at a time.
+ */
+function server(options: { largeAnswerStallMs?: number } = {}) {
   /** Sizes of the auditEvents fields resolved so far. */
   const resolved: number[] = [];
   /** A field asking for 1001 to 1009 rows waits until released. */
   const held = new Map<number, () => void>();
+  /** The representations of the `_entities` fields resolved so far. */
+  const looked: string[][] = [];
   const schema = createSchema({
     typeDefs: /* GraphQL */ `
       type Query {
         auditEvents(first: Int, last: Int, after: String): [String!]!
         other(tag: String): String
+        _entities(representations: [String!]!): [String]!
+        updateSessionFiles(updateSessionId: ID!): [String!]!
+        updateSession(id: ID!): String
       }
       type Mutation {
         auditEvents(first: Int): String
@@ -35,16 +46,32 @@ function server() {
           const size = args.first ?? args.last ?? 0;
           resolved.push(size);
           if (size > 1000 && size < 1010) await new Promise<void>((release) => held.set(size, release));
+          // 32 MB: more than the kernel's socket buffers take in for a client that reads nothing.
+          if (size >= 2000 && size < 3000) return Array.from({ length: 4000 }, () => 'x'.repeat(8000));
           return ['row'];
         },
         other: () => 'x',
+        _entities: (_: unknown, args: { representations: string[] }) => {
+          looked.push(args.representations);
+          return args.representations;
+        },
+        updateSessionFiles: () => ['file'],
+        updateSession: (_: unknown, args: { id: string }) => args.id,
       },
       Mutation: { auditEvents: () => 'done' },
     },
   });
   const yoga = createYoga({
     schema,
-    plugins: [useAuditRowLimits({ maxRows: 10_000, largeOperationRows: 60, largeOperationConcurrency: 1 }), useDeferStream()],
+    plugins: [
+      useAuditRowLimits({
+        maxRows: 10_000,
+        largeOperationRows: 60, largeOperationSessions: 3,
+        largeOperationConcurrency: 1,
+        largeAnswerStallMs: options.largeAnswerStallMs ?? 60_000,
+      }),
+      useDeferStream(),
+    ],
     logging: false,
   });
   const execute = async (query: string, variables?: Record<string, unknown>, operationName?: string): Promise<Response> => {
@@ -63,7 +90,7 @@ function server() {
       body: JSON.stringify({ query }),
       signal,
     });
-  return { execute, executeIncremental, resolved, held };
+  return { yoga, execute, executeIncremental, resolved, held, looked };
 }
 
 /** Long enough for an operation that is free to run to reach its resolver. */
@@ -165,6 +192,33 @@ describe('large operations', () => {
     expect(resolved).toEqual([1001, 60, 1002, 1003]);
   });
 
+  it('include those looking up more update sessions than the threshold, representations each counted', async () => {
+    const { execute, held, looked } = server();
+    const first = execute('{ auditEvents(first: 1001) }');
+    await vi.waitFor(() => expect(held.has(1001)).toBe(true));
+
+    // Exactly 3 lookups: not large, they run at once.
+    const three = '{ a: updateSessionFiles(updateSessionId: "x") b: updateSession(id: "y") _entities(representations: ["r"]) }';
+    expect(await execute(three)).toEqual({ data: { a: ['file'], b: 'y', _entities: ['r'] } });
+    expect(await execute('query($r: [String!]!) { _entities(representations: $r) }', { r: ['1', '2', '3'] })).toBeDefined();
+    // Four: from a list variable, from a literal list, or over two response keys; each waits its turn.
+    const waiting = [
+      execute('query($r: [String!]!) { _entities(representations: $r) }', { r: ['1', '2', '3', '4'] }),
+      execute('{ _entities(representations: ["5", "6", "7", "8"]) }'),
+      execute('{ a: _entities(representations: ["9", "10"]) b: _entities(representations: ["11", "12"]) }'),
+    ];
+    await settle();
+    expect(looked).toEqual([['r'], ['1', '2', '3']]);
+
+    held.get(1001)!();
+    await first;
+    await expect(Promise.all(waiting)).resolves.toEqual([
+      { data: { _entities: ['1', '2', '3', '4'] } },
+      { data: { _entities: ['5', '6', '7', '8'] } },
+      { data: { a: ['9', '10'], b: ['11', '12'] } },
+    ]);
+  });
+
   it('give their turn back when refused or failing, so the next one runs', async () => {
     const { execute, held } = server();
     expect(await execute('{ a: auditEvents(first: 9000) b: auditEvents(first: 9000) }')).toEqual(refused(18_000));
@@ -208,5 +262,70 @@ describe('large operations', () => {
     held.get(1007)!();
     await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
     held.get(1006)!();
+  });
+});
+
+describe('large answers over HTTP', () => {
+  let http: Server | undefined;
+  afterEach(async () => {
+    http?.closeAllConnections();
+    await new Promise((closed) => http?.close(closed));
+    http = undefined;
+  });
+
+  async function listening(gateway: ReturnType<typeof server>) {
+    http = createServer(gateway.yoga);
+    http.listen(0, '127.0.0.1');
+    await once(http, 'listening');
+    const { port } = http.address() as AddressInfo;
+    const post = (query: string) =>
+      fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      }).then((response) => response.json());
+    /** Sends an operation over a connection of its own and never reads the answer. */
+    const postUnread = async (query: string, accept = 'application/json'): Promise<Socket> => {
+      const body = JSON.stringify({ query });
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.pause();
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nhost: gateway.test\r\naccept: ${accept}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      );
+      return socket;
+    };
+    return { post, postUnread };
+  }
+
+  it('keep their turn until the answer has left, and give it back when its client goes away', async () => {
+    const gateway = server();
+    const { post, postUnread } = await listening(gateway);
+    const unread = await postUnread('{ auditEvents(first: 2000) }');
+    await vi.waitFor(() => expect(gateway.resolved).toEqual([2000]));
+
+    const next = post('{ auditEvents(first: 1010) }');
+    await settle();
+    expect(gateway.resolved).toEqual([2000]);
+
+    unread.destroy();
+    await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+    expect(gateway.resolved).toEqual([2000, 1010]);
+  });
+
+  it.each([
+    ['a JSON answer', '{ auditEvents(first: 2001) }', 'application/json'],
+    ['an incremental answer', '{ ... @defer { auditEvents(first: 2001) } }', 'multipart/mixed'],
+  ])('drop %s whose client reads nothing for the stall time, so the next one runs', async (_, query, accept) => {
+    const gateway = server({ largeAnswerStallMs: 500 });
+    const { post, postUnread } = await listening(gateway);
+    const unread = await postUnread(query, accept);
+    await vi.waitFor(() => expect(gateway.resolved).toEqual([2001]));
+
+    const next = post('{ auditEvents(first: 1011) }');
+    await settle();
+    expect(gateway.resolved).toEqual([2001]);
+    await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+    unread.destroy();
   });
 });

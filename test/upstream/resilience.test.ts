@@ -137,11 +137,11 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
   });
 
   const waitsForCredentials = [
-    ['the token', 'token', (u: GatewayUpstreams, signal: AbortSignal) => u.identity!.auditReport(fullWindow(1), { ...harness.call, signal })],
+    ['the token', 'token', (u: GatewayUpstreams, signal: AbortSignal): Promise<unknown> => u.identity!.auditReport(fullWindow(1), { ...harness.call, signal })],
     [
       'the session login',
       'session',
-      (u: GatewayUpstreams, signal: AbortSignal) =>
+      (u: GatewayUpstreams, signal: AbortSignal): Promise<unknown> =>
         u.contentLibrary!.listUpdateSessionFiles(harness.sim.control.sessions()[0]!.id, { ...harness.call, signal }),
     ],
   ] as const;
