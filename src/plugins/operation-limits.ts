@@ -8,12 +8,15 @@ import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useAuditRowLimits } from './audit-row-budget.js';
+import { useNestingLimit } from './nesting-limit.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
   maxDepth: 20,
   maxAliases: 30,
   maxTokens: 4000,
+  /** Brackets open at once: the largest legitimate documents need about 25, the stack thousands. */
+  maxNesting: 64,
   maxDirectives: 50,
   /**
    * Armor's static cost multiplies by literal `first`/`last` (not by variables): a 5000-row page
@@ -66,6 +69,8 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
   return [
     useKnownOperationTypes(),
     ...(armor.protect().plugins as Plugin[]),
+    // After armor: it wraps the token-limited parse function armor sets.
+    useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
     useAuditRowLimits({
       maxRows: operationLimits.maxAuditRows,
       largeOperationRows: operationLimits.largeOperationRows,

@@ -4,8 +4,6 @@
  * its own executor (@apollo/server is not installed; the executor is what it would call).
  */
 import { createHash } from 'node:crypto';
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApolloGateway, IntrospectAndCompose, type SupergraphManager } from '@apollo/gateway';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
@@ -13,31 +11,7 @@ import { createYoga } from 'graphql-yoga';
 import type { GraphQLResponse } from './gateway.js';
 
 export { ApolloGateway, IntrospectAndCompose };
-
-export interface Listening {
-  /** The GraphQL endpoint, e.g. http://127.0.0.1:41234/graphql */
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-/** Serves a request listener (a yoga instance) on 127.0.0.1 and a free port. */
-export async function listen(handler: RequestListener): Promise<Listening> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/graphql`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // The gateway's fetcher keeps connections alive; drop them so close() returns promptly.
-        server.closeAllConnections();
-      }),
-  };
-}
+export { listen, type Listening } from './listen.js';
 
 /** A subgraph that only references update sessions by id; it cannot resolve them itself. */
 export const DEPLOYMENTS_SDL = /* GraphQL */ `

@@ -1,0 +1,64 @@
+/**
+ * graphql-js parses nesting by recursion (and validation and execution walk it the same way), so a
+ * document well within the token limit but nested thousands deep (`[[[[...`, `{ a { a ...`)
+ * overflows the stack: a RangeError, answered as INTERNAL_SERVER_ERROR. Its brackets are counted
+ * before it is parsed, and a document nested deeper than the limit is a parse failure like any other.
+ */
+import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export interface NestingLimits {
+  /** Brackets (`{`, `[`, `(`) open at once. */
+  readonly maxNesting: number;
+  /** Tokens the parser reads at most: nesting past them is never reached. */
+  readonly maxTokens: number;
+}
+
+const BRACE_L = 0x7b;
+const BRACKET_L = 0x5b;
+const PAREN_L = 0x28;
+
+/** Whether the text holds more than `count` opening brackets, those in strings and comments included. */
+function moreOpeningBrackets(body: string, count: number): boolean {
+  let found = 0;
+  for (let i = 0; i < body.length; i++) {
+    const code = body.charCodeAt(i);
+    if ((code === BRACE_L || code === BRACKET_L || code === PAREN_L) && ++found > count) return true;
+  }
+  return false;
+}
+
+/** Whether brackets nest deeper than `maxNesting` within the first `maxTokens` tokens. */
+export function nestedTooDeeply(source: string | Source, { maxNesting, maxTokens }: NestingLimits): boolean {
+  const body = typeof source === 'string' ? source : source.body;
+  // Most documents have fewer brackets in all than the limit: a scan of the text, no lexing.
+  if (!moreOpeningBrackets(body, maxNesting)) return false;
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let depth = 0;
+  try {
+    for (let tokens = 0, token = lexer.advance(); token.kind !== TokenKind.EOF && tokens < maxTokens; token = lexer.advance(), tokens++) {
+      const kind = token.kind;
+      if (kind === TokenKind.BRACE_L || kind === TokenKind.BRACKET_L || kind === TokenKind.PAREN_L) {
+        if (++depth > maxNesting) return true;
+      } else if (kind === TokenKind.BRACE_R || kind === TokenKind.BRACKET_R || kind === TokenKind.PAREN_R) {
+        depth--;
+      }
+    }
+  } catch {
+    // A lexical error: the parser stops there too, and reports it with its location.
+  }
+  return false;
+}
+
+/** Goes after every plugin that sets the parse function (graphql-armor's token limit): it wraps the one set. */
+export function useNestingLimit(limits: NestingLimits): Plugin {
+  const tooDeep = () => new GraphQLError(`Syntax Error: The document is nested too deeply (more than ${limits.maxNesting} levels).`);
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        if (nestedTooDeeply(source, limits)) throw tooDeep();
+        return parseFn(source, options);
+      });
+    },
+  };
+}

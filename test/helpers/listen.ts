@@ -1,0 +1,27 @@
+/** Serves a request listener (a yoga instance) over real HTTP, on 127.0.0.1 and a free port. */
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Listening {
+  /** The GraphQL endpoint, e.g. http://127.0.0.1:41234/graphql */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(handler: RequestListener): Promise<Listening> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The gateway's fetcher keeps connections alive; drop them so close() returns promptly.
+        server.closeAllConnections();
+      }),
+  };
+}

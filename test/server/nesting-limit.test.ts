@@ -1,0 +1,85 @@
+/**
+ * Documents within the token limit but nested thousands deep used to overflow the parser's stack
+ * (HTTP 500, INTERNAL_SERVER_ERROR). Over real HTTP they are parse failures, and a document nested
+ * to the limit is parsed and validated without trouble.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationLimits } from '../../src/plugins/operation-limits.js';
+import { nestedTooDeeply } from '../../src/plugins/nesting-limit.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { listen, type Listening } from '../helpers/listen.js';
+
+let gateway: TestGateway;
+let server: Listening;
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  server = await listen(gateway.yoga);
+});
+afterAll(async () => {
+  await server.close();
+  await gateway.close();
+});
+
+const TOO_DEEP = `Syntax Error: The document is nested too deeply (more than ${operationLimits.maxNesting} levels).`;
+
+const post = (query: string) =>
+  fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify({ query }),
+  });
+
+const upstreamCalls = () => {
+  const c = gateway.sim.control.counters();
+  return c.token + c.audit + c.session + c.files;
+};
+
+/** A representation whose extra field `x` nests `depth` lists (the whole document: depth + 4 brackets). */
+const deepRepresentation = (depth: number) =>
+  `{ _entities(representations: [{__typename: "UpdateSession", id: "x", x: ${'['.repeat(depth)}${']'.repeat(depth)}}]) { __typename } }`;
+
+describe('nesting limit', () => {
+  it.each([
+    ['list brackets in an argument, never closed', `{ auditEvents(first: ${'['.repeat(3990)} ) { totalCount } }`],
+    ['lists in an _entities representation', deepRepresentation(3900)],
+    ['selection sets', `{ a ${'{ a '.repeat(3000)}${'}'.repeat(3001)}`],
+  ])('answers %s thousands deep with 400 GRAPHQL_PARSE_FAILED, calling no upstream', async (_case, query) => {
+    gateway.sim.control.resetCounters();
+    const response = await post(query);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ errors: [{ message: TOO_DEEP, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
+    expect(upstreamCalls()).toBe(0);
+    expect(gateway.logs().filter((line) => (line.level as number) >= 50 || /RangeError/.test(JSON.stringify(line)))).toEqual([]);
+  });
+
+  it('parses and validates a document nested to the limit, and refuses one level more', async () => {
+    const atLimit = operationLimits.maxNesting - 4;
+    const accepted = (await (await post(deepRepresentation(atLimit))).json()) as { errors?: { extensions: { code: string } }[] };
+    expect(accepted.errors?.map((e) => e.extensions.code)).toEqual(['NOT_FOUND']);
+
+    const refused = (await (await post(deepRepresentation(atLimit + 1))).json()) as { errors: { message: string }[] };
+    expect(refused.errors.map((e) => e.message)).toEqual([TOO_DEEP]);
+  });
+
+  it('answers a selection nested to the limit with the depth limit, a validation failure', async () => {
+    const depth = operationLimits.maxNesting - 1;
+    const response = await post(`{ a ${'{ a '.repeat(depth)}${'}'.repeat(depth + 1)}`);
+    const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(new Set(body.errors.map((e) => e.extensions.code))).toEqual(new Set(['GRAPHQL_VALIDATION_FAILED']));
+  });
+
+  it('counts brackets, not the characters of strings and comments', () => {
+    const limits = { maxNesting: 3, maxTokens: 100 };
+    expect(nestedTooDeeply(`{ a(s: "${'['.repeat(50)}") # ${'{'.repeat(50)}\n }`, limits)).toBe(false);
+    expect(nestedTooDeeply('{ a { b { c } } }', limits)).toBe(false);
+    expect(nestedTooDeeply('{ a { b { c { d } } } }', limits)).toBe(true);
+    expect(nestedTooDeeply('{ a } { b } { c { d } }', limits)).toBe(false);
+  });
+
+  it('stops counting where the token limit stops the parser, and at a lexical error', () => {
+    const deep = `{ ${'['.repeat(10)}`;
+    expect(nestedTooDeeply(deep, { maxNesting: 5, maxTokens: 4 })).toBe(false);
+    expect(nestedTooDeeply(deep, { maxNesting: 5, maxTokens: 7 })).toBe(true);
+    expect(nestedTooDeeply(`{ "unterminated ${'['.repeat(10)}`, { maxNesting: 5, maxTokens: 100 })).toBe(false);
+  });
+});
