@@ -31,6 +31,7 @@ import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { useReadiness } from './plugins/readiness.js';
 import { useRequestBodyLimit } from './plugins/request-body-limit.js';
+import { useStreamInitialCount } from './plugins/stream-initial-count.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
@@ -189,6 +190,8 @@ export function createGateway({
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
     config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries(),
+    // Before the operation limits: an operation it refuses never waits for a large-operation slot.
+    useStreamInitialCount(),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
     ...useIntrospectionPolicy(config.introspection),
     useErrorLog(loggedErrors) as Plugin,
