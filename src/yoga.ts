@@ -31,6 +31,7 @@ import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { useReadiness } from './plugins/readiness.js';
 import { useRequestBodyLimit } from './plugins/request-body-limit.js';
+import { useRequestParams } from './plugins/request-params.js';
 import { useStreamInitialCount } from './plugins/stream-initial-count.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
@@ -201,6 +202,8 @@ export function createGateway({
     useDeferStream(),
     useIncrementalErrorMasking(maskError, loggedErrors),
     useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
+    // Reads query strings and form bodies in place of Yoga's parsers, which throw on a bad JSON parameter.
+    useRequestParams(),
     // After every plugin that may choose a request parser: it wraps the one chosen, as Yoga's own limit would.
     useRequestBodyLimit(config.maxRequestBytes),
     // Last: its execute function (the operation span made active for the resolvers and upstream
