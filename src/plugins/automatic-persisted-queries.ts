@@ -2,12 +2,14 @@
  * Automatic persisted queries (Apollo's APQ protocol) for gateways without a persisted-operations
  * file: a request with only `extensions.persistedQuery.sha256Hash` runs the document registered
  * under that hash, or answers PERSISTED_QUERY_NOT_FOUND; the client then retries with the document
- * and the same hash, which registers it (after checking the hash). The store is an in-memory LRU
- * bounded in entries and in bytes, so registrations cannot grow the heap without limit; a
- * document evicted or lost on restart is simply registered again by the client's next retry.
+ * and the same hash, which registers it (after checking the hash: a document that does not hash
+ * to it is 400 BAD_REQUEST). The store is an in-memory LRU bounded in entries and in bytes, so
+ * registrations cannot grow the heap without limit; a document evicted or lost on restart is
+ * simply registered again by the client's next retry.
  */
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
-import type { Plugin } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 
 export interface PersistedQueryStoreLimits {
@@ -46,6 +48,17 @@ export function createPersistedQueryStore(limits: PersistedQueryStoreLimits = DE
   };
 }
 
+/**
+ * useAPQ refuses a document that does not hash to the hash sent with code PERSISTED_QUERY_MISMATCH,
+ * which is not one of ours: it is a malformed request.
+ */
+function asBadRequest(error: unknown): unknown {
+  if (!(error instanceof GraphQLError) || error.extensions.code !== 'PERSISTED_QUERY_MISMATCH') return error;
+  return createGraphQLError('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.', {
+    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+  });
+}
+
 export function useAutomaticPersistedQueries(store: APQStore = createPersistedQueryStore()): Plugin {
   const apq = useAPQ({ store }) as Plugin;
   const onParams = apq.onParams!;
@@ -55,6 +68,8 @@ export function useAutomaticPersistedQueries(store: APQStore = createPersistedQu
     onParams: (payload) =>
       (payload.params.extensions as { persistedQuery?: unknown } | undefined)?.persistedQuery === undefined
         ? undefined
-        : onParams(payload),
+        : Promise.resolve(onParams(payload)).catch((error: unknown) => {
+            throw asBadRequest(error);
+          }),
   };
 }

@@ -63,11 +63,19 @@ describe('automatic persisted queries', () => {
     expect(gw.sim.control.counters().audit).toBe(0);
   });
 
-  it('refuses to register a document under a hash that is not its own', async () => {
+  it('refuses to register a document under a hash that is not its own: 400 BAD_REQUEST', async () => {
     const document = '{ auditEvents(first: 1) { edges { cursor } } }';
     const wrong = sha256('something else');
-    const mismatch = (await (await post({ query: document, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } })).json()) as any;
-    expect(mismatch.errors[0].extensions.code).toBe('PERSISTED_QUERY_MISMATCH');
+    const response = await post({ query: document, extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: [
+        {
+          message: 'The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
     const lookup = (await (await post({ extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } })).json()) as any;
     expect(lookup.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
