@@ -33,6 +33,7 @@ import { useReadiness } from './plugins/readiness.js';
 import { useRequestBodyLimit } from './plugins/request-body-limit.js';
 import { useRequestParams } from './plugins/request-params.js';
 import { useStreamInitialCount } from './plugins/stream-initial-count.js';
+import { useUnsupportedMediaType } from './plugins/unsupported-media-type.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
@@ -206,6 +207,8 @@ export function createGateway({
     useRequestParams(),
     // After every plugin that may choose a request parser: it wraps the one chosen, as Yoga's own limit would.
     useRequestBodyLimit(config.maxRequestBytes),
+    // After the body limit, which has no parser to wrap here: the refusal reads no body.
+    useUnsupportedMediaType(),
     // Last: its execute function (the operation span made active for the resolvers and upstream
     // calls) must wrap whatever execute function a plugin before it set, graphql-jit's included.
     ...(tracing ? [tracing.plugin()] : []),
