@@ -1,6 +1,7 @@
 /** The process: configuration, demo upstreams, the HTTP listener and a graceful shutdown. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerClientError } from './client-error.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { ExampleSessionIds } from './examples/index.js';
 import type { GatewayYoga } from './yoga.js';
@@ -81,6 +82,8 @@ async function main() {
     if (draining) response.setHeader('connection', 'close');
     void gateway.then((yoga) => yoga(request, response));
   });
+  // Requests Node's HTTP parser refuses get a JSON error too, not Node's empty answer.
+  server.on('clientError', answerClientError);
   const listening = listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
     await closeSimulator();
     return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
