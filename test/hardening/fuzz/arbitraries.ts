@@ -65,8 +65,13 @@ const AUDIT_SELECTIONS = [
   '',
 ];
 
+/** Edges streamed with any initial count: below 0, null and variables included. */
+const streamedSelection = size.map((count) => `{ edges @stream(initialCount: ${count}) { cursor } }`);
+
 const field = fc.oneof(
-  fc.tuple(auditArgs, fc.constantFrom(...AUDIT_SELECTIONS)).map(([args, sel]) => `auditEvents(${args}) ${sel}`),
+  fc
+    .tuple(auditArgs, fc.oneof(fc.constantFrom(...AUDIT_SELECTIONS), streamedSelection))
+    .map(([args, sel]) => `auditEvents(${args}) ${sel}`),
   sessionId.map((id) => `updateSessionFiles(updateSessionId: ${id}) { name status size errorMessage { id params { key value { s l { id } } } } }`),
   sessionId.map((id) => `updateSession(id: ${id}) { id files { name checksumInfo { algorithm } } }`),
   fc.constant('_entities(representations: $r) { __typename ... on UpdateSession { id files { name } } }'),
@@ -98,6 +103,20 @@ export const document = fc
     return viaFragment ? `${head} { ...Root }\nfragment Root on Query { ${selections} }` : `${head} { ${selections} }`;
   });
 
+/** Nested up to thousands deep, closed or not: refused by the parser, never a stack overflow. */
+const deeplyNested = fc
+  .record({
+    depth: fc.integer({ min: 1, max: 4000 }),
+    level: fc.constantFrom<[string, string]>(['[', ']'], ['{a:', '}'], ['{ a ', '}']),
+    closed: fc.boolean(),
+  })
+  .map(({ depth, level: [open, close], closed }) => {
+    const nested = open.repeat(depth) + (closed ? close.repeat(depth) : '');
+    return open === '{ a '
+      ? `{ a ${nested} }`
+      : `{ _entities(representations: [{__typename: "UpdateSession", id: "x", x: ${nested}}]) { __typename } }`;
+  });
+
 /** A document, sometimes cut or with a character changed: parse errors and near-misses. */
 export const mangledDocument = fc.oneof(
   { arbitrary: document, weight: 4 },
@@ -110,6 +129,7 @@ export const mangledDocument = fc.oneof(
   },
   { arbitrary: fc.tuple(document, fc.nat()).map(([doc, at]) => doc.slice(0, at % (doc.length + 1))), weight: 1 },
   { arbitrary: fc.string({ maxLength: 200 }), weight: 1 },
+  { arbitrary: deeplyNested, weight: 1 },
 );
 
 export const representation = fc.oneof(
