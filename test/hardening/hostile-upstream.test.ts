@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { HOUR } from '../helpers/audit.js';
+import { scriptedEnv, startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 import { settleTicks, watchUnhandled } from './unhandled.js';
 
 const PAGE = /* GraphQL */ `
@@ -113,5 +114,42 @@ describe('the closed-window cache and unreadable rows', () => {
     const calls = gw.sim.control.counters().audit;
     await gw.execute(PAGE, { first: 10, filter });
     expect(gw.sim.control.counters().audit).toBe(calls);
+  });
+});
+
+describe('credentials an upstream hands out', () => {
+  let upstream: ScriptedUpstream;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    upstream = await startScriptedUpstream();
+    gw = await startTestGateway({ env: { ...scriptedEnv(upstream), UPSTREAM_TIMEOUT_MS: '5000' } });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  beforeEach(() => upstream.clear());
+
+  it('a 10 MB access token is refused once for 100 concurrent queries and never sent; the next query asks again', async () => {
+    // Kept, it would be copied into every request: 100 queries at once, a gigabyte of headers.
+    upstream.answerNext('token', { body: { access_token: 'a'.repeat(10 * 1024 * 1024), expires_in: 10_799 } });
+    const responses = await Promise.all(Array.from({ length: 100 }, () => gw.execute(PAGE, { first: 1 })));
+    expect(new Set(responses.map((response) => codes(response)?.join()))).toEqual(new Set(['UPSTREAM_INVALID_RESPONSE']));
+    expect(upstream.requests('token')).toHaveLength(1);
+    expect(upstream.requests('audit')).toHaveLength(0);
+
+    const next = await gw.execute(PAGE, { first: 1 });
+    expect(next.errors).toBeUndefined();
+    expect(upstream.requests('token')).toHaveLength(2);
+  });
+
+  it('a session id with CR/LF is refused and never kept; the next query logs in again', async () => {
+    upstream.answerNext('session', { body: { value: 'a\r\nb' } });
+    const query = 'query ($id: ID!) { updateSessionFiles(updateSessionId: $id) { name } }';
+    expect(codes(await gw.execute(query, { id: 'some-session' }))).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+    expect(upstream.requests('files')).toHaveLength(0);
+    const next = await gw.execute(query, { id: 'some-session' });
+    expect(next).toEqual({ data: { updateSessionFiles: [] } });
+    expect(upstream.requests('session')).toHaveLength(2);
   });
 });

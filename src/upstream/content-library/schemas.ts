@@ -3,6 +3,7 @@
  * Enum-like fields stay strings here: a value a newer server adds is the schema layer's call.
  */
 import { z } from 'zod';
+import { credentialValue, MAX_SESSION_ID_LENGTH } from '../schemas.js';
 
 /** Byte counts exceed 2^31; some serializers send longs as strings. */
 const byteCount = z
@@ -85,7 +86,8 @@ export type FileInfo = z.infer<typeof fileInfoSchema>;
 
 export const fileListSchema = z.object({ value: z.array(fileInfoSchema) });
 
-export const sessionLoginSchema = z.object({ value: z.string().min(1) });
+/** A session id no header can carry, or longer than MAX_SESSION_ID_LENGTH, fails the login: it is never stored. */
+export const sessionLoginSchema = z.object({ value: credentialValue(MAX_SESSION_ID_LENGTH) });
 
 /** vAPI error body, read for the log only. */
 export const vapiErrorSchema = z.object({

@@ -3,12 +3,14 @@
  * vary (alias spellings, absent optional fields), strict about what the gateway relies on.
  */
 import { z } from 'zod';
+import { credentialValue, MAX_TOKEN_LENGTH } from '../schemas.js';
 
+/** A token no header can carry, or longer than MAX_TOKEN_LENGTH, fails the answer: it is never stored. */
 export const tokenResponseSchema = z.object({
-  access_token: z.string().min(1),
+  access_token: credentialValue(MAX_TOKEN_LENGTH),
   token_type: z.string().optional(),
   expires_in: z.coerce.number().int().nonnegative(),
-  refresh_token: z.string().min(1).optional(),
+  refresh_token: credentialValue(MAX_TOKEN_LENGTH).optional(),
   scope: z.string().optional(),
 });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
