@@ -16,6 +16,7 @@ import {
   errorForTransport,
   summarizeIssues,
 } from './error-mapping.js';
+import { forgetEchoedCredentials, readErrorType } from './error-type.js';
 import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import {
   backoffMs,
@@ -36,6 +37,8 @@ export interface UpstreamRequest<T> {
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** Credentials in the body (a refresh token): kept out of the log like those in headers. */
+  readonly secrets?: readonly string[];
   /** The answer's documented shape; a mismatch is UPSTREAM_INVALID_RESPONSE. */
   readonly schema: z.ZodType<T>;
   /**
@@ -86,6 +89,8 @@ interface Progress {
   status: number | undefined;
   retries: number;
   credentialRetry: boolean;
+  /** The credential of the last attempt: an error type that repeats it is not logged. */
+  lease: CredentialLease | undefined;
 }
 
 export class UpstreamHttp {
@@ -125,7 +130,7 @@ export class UpstreamHttp {
   ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal);
-    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
+    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false, lease: undefined };
     // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
     const line = () => ({
       upstream: this.service,
@@ -159,6 +164,8 @@ export class UpstreamHttp {
       return answer;
     } catch (caught) {
       const error = this.#asUpstreamError(caught, deadline, request.route);
+      const sent = [request.headers?.['authorization'], ...Object.values(progress.lease?.headers ?? {}), ...(request.secrets ?? [])];
+      forgetEchoedCredentials(error, sent);
       const fields = line();
       // A missing update session is an ordinary answer, not a fault of the upstream.
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
@@ -203,6 +210,7 @@ export class UpstreamHttp {
   ): Promise<Dispatcher.ResponseData> {
     const policy = this.#options.retry;
     const retryMethod = request.retryLikeGet ? 'GET' : request.method;
+    progress.lease = lease;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
       let response: Dispatcher.ResponseData;
@@ -356,20 +364,4 @@ async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: 
   }
   decode();
   return { text: decoder ? text + decoder.decode() : text, bodyBytes };
-}
-
-/**
- * The machine-readable error type of a refused request (`type` of vAPI, `error` of OAuth), for the
- * log. The rest of the body is dropped unread into the log: it might echo what was sent.
- */
-async function readErrorType(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
-  try {
-    const json = (await body.json()) as { error?: unknown; type?: unknown } | null;
-    // Stryker disable next-line OptionalChaining: a null body throws without them and ends in the catch below, as undefined
-    const type = json?.type ?? json?.error;
-    return typeof type === 'string' ? type.slice(0, 120) : undefined;
-  } catch {
-    // Not JSON: no type to log.
-  }
-  return undefined;
 }

@@ -11,7 +11,7 @@ export type ScriptedRoute = 'token' | 'audit' | 'session' | 'files';
 
 export interface ScriptedAnswer {
   readonly status?: number;
-  /** Sent as JSON; a string is sent as it is. */
+  /** Sent as JSON; a string is sent as it is; a function answers from the request (an echo). */
   readonly body: unknown;
 }
 
@@ -72,7 +72,8 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
         return;
       }
       const answer = queues.get(route)?.shift() ?? goodAnswer(route);
-      const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      const value = typeof answer.body === 'function' ? (answer.body as (r: ScriptedRequest) => unknown)(seen.at(-1)!) : answer.body;
+      const body = typeof value === 'string' ? value : JSON.stringify(value);
       res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(body);
     });
   });

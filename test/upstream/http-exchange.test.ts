@@ -83,12 +83,15 @@ describe('the address in the log line of a failed connection', { timeout: 10_000
 });
 
 describe('the error type of a refused request', { timeout: 10_000 }, () => {
-  it('is cut to 120 characters in the log', async () => {
+  it.each([
+    ['x'.repeat(120), 'x'.repeat(120)],
+    ['x'.repeat(121), undefined],
+  ])('of up to 120 characters is logged, a longer one left out (%#)', async (type, logged) => {
     const agent = mockAgent();
-    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(400, { type: 'x'.repeat(5000) });
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(400, { type });
     const { http, log, failureLine } = httpWith('https://library.example', agent);
     await expect(http.request(getItems(anything), { log })).rejects.toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
-    expect(failureLine().err.detail.upstreamError).toBe('x'.repeat(120));
+    expect(failureLine().err.detail.upstreamError).toBe(logged);
   });
 
   it('of a status other than 404 never reads as an unknown path, whatever it says', async () => {

@@ -134,6 +134,7 @@ export class TokenManager implements CredentialSource {
             'content-type': 'application/x-www-form-urlencoded',
           },
           body: form.toString(),
+          secrets: refreshToken === undefined ? undefined : [refreshToken],
           schema: tokenResponseSchema,
           credentialRoute: true,
           retryLikeGet: true,

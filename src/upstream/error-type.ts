@@ -1,0 +1,50 @@
+/**
+ * The machine-readable error type of a refused request (`type` of vAPI, `error` of OAuth): it
+ * decides whether a 404 means "not found", and it is all the log keeps of the body. An upstream
+ * may echo what it was sent, so only a type that looks like one is read at all, and one that
+ * repeats a credential of the call is dropped before the error is logged or passed on.
+ */
+import type { Dispatcher } from 'undici';
+import type { UpstreamError } from '../errors.js';
+
+/** An OAuth error code (`invalid_client`) or a vAPI type (`com.vmware.vapi.std.errors.not_found`). */
+const ERROR_TYPE = /^[A-Za-z][\w.-]{0,119}$/;
+
+/** The body's error type when it looks like one; the rest of the body is dropped unread. */
+export async function readErrorType(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
+  try {
+    const json = (await body.json()) as { error?: unknown; type?: unknown } | null;
+    // Stryker disable next-line OptionalChaining: a null body throws without them and ends in the catch below, as undefined
+    const type = json?.type ?? json?.error;
+    return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
+  } catch {
+    // Not JSON: no type to log.
+  }
+  return undefined;
+}
+
+/**
+ * Drops the error's upstream error type when it repeats any part of the credentials its call sent
+ * (header values such as `Bearer <token>`, a session id, a refresh token in the body).
+ */
+export function forgetEchoedCredentials(error: UpstreamError, sent: Iterable<string | undefined>): void {
+  const detail = error.detail;
+  const type = detail?.['upstreamError'];
+  if (typeof type !== 'string') return;
+  for (const value of sent) {
+    if (value !== undefined && credentialPieces(value).some((piece) => piece !== '' && type.includes(piece))) {
+      delete detail!['upstreamError'];
+      return;
+    }
+  }
+}
+
+/** The value, the credential after its scheme (`Bearer x`, `Basic x`), and a Basic credential's user and password. */
+function credentialPieces(value: string): string[] {
+  const space = value.indexOf(' ');
+  if (space < 0) return [value];
+  const credential = value.slice(space + 1);
+  if (value.slice(0, space).toLowerCase() !== 'basic') return [value, credential];
+  const [user = '', ...password] = Buffer.from(credential, 'base64').toString().split(':');
+  return [value, credential, user, password.join(':')];
+}
