@@ -66,7 +66,7 @@ export interface UpstreamHttpOptions {
   readonly service: UpstreamService;
   /** The configured base URL; its path (if any) prefixes every request path. */
   readonly baseUrl: string;
-  /** A keep-alive pool for the base URL's origin, possibly shared with another service. */
+  /** The service's own keep-alive pool for the base URL's origin. */
   readonly dispatcher: Dispatcher;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;

@@ -1,5 +1,5 @@
 /**
- * Builds the upstream clients for the configured services: one keep-alive pool per origin, one
+ * Builds the upstream clients for the configured services: one keep-alive pool per service, one
  * token manager, one session manager, shared by every request until close().
  */
 import { Pool, type Dispatcher } from 'undici';
@@ -43,24 +43,19 @@ export interface GatewayUpstreams extends Upstreams {
 
 export function createUpstreams(config: Config, options: UpstreamOptions = {}): GatewayUpstreams {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
-  const pools = new Map<string, Pool>();
-  const dispatchers = new Map<string, Dispatcher>();
+  // One pool per service, even when both share an origin: slow answers of one cannot take the
+  // connections the other's calls wait for.
+  const pools: Pool[] = [];
   const poolFor = (baseUrl: string): Dispatcher => {
-    const origin = new URL(baseUrl).origin;
-    let dispatcher = dispatchers.get(origin);
-    if (!dispatcher) {
-      const pool = new Pool(origin, {
-        connections: config.upstreamMaxConnections,
-        keepAliveTimeout: 10_000,
-        connectTimeout: Math.min(10_000, config.upstreamTimeoutMs),
-        // A body larger than this is refused rather than buffered (a full 5000-row page is about 6 MB).
-        maxResponseSize: config.upstreamMaxBodyBytes,
-      });
-      pools.set(origin, pool);
-      dispatcher = options.interceptors?.length ? pool.compose([...options.interceptors]) : pool;
-      dispatchers.set(origin, dispatcher);
-    }
-    return dispatcher;
+    const pool = new Pool(new URL(baseUrl).origin, {
+      connections: config.upstreamMaxConnections,
+      keepAliveTimeout: 10_000,
+      connectTimeout: Math.min(10_000, config.upstreamTimeoutMs),
+      // A body larger than this is refused rather than buffered (a full 5000-row page is about 6 MB).
+      maxResponseSize: config.upstreamMaxBodyBytes,
+    });
+    pools.push(pool);
+    return options.interceptors?.length ? pool.compose([...options.interceptors]) : pool;
   };
   const httpFor = (service: 'identity' | 'content-library', baseUrl: string) =>
     new UpstreamHttp({
@@ -109,7 +104,7 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
     contentLibrary,
     stats: () => ({ token: tokens?.stats(), session: sessions?.stats(), auditCache: auditCache?.stats() }),
     close() {
-      closing ??= Promise.all([...pools.values()].map((pool) => pool.close())).then(() => undefined);
+      closing ??= Promise.all(pools.map((pool) => pool.close())).then(() => undefined);
       return closing;
     },
   };

@@ -1,6 +1,6 @@
 /**
- * How the configured services are wired, over real HTTP: one keep-alive pool per origin shared by
- * both services and bounded as configured, the body size cap, services left out of the
+ * How the configured services are wired, over real HTTP: one keep-alive pool per service, bounded
+ * as configured, even when both share an origin; the body size cap, services left out of the
  * configuration, the closed-window audit cache, and close().
  */
 import net, { type AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { SESSION_IDS } from '../../src/simulator/index.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
-import { fullWindow, HOUR, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
+import { fullWindow, HOUR, startUpstreamHarness, timed, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness;
 const opened: GatewayUpstreams[] = [];
@@ -65,7 +65,7 @@ async function startCountingRelay(target: string) {
 }
 
 describe('connection pools', { timeout: 15_000 }, () => {
-  it('both services on one origin share one pool of UPSTREAM_MAX_CONNECTIONS connections', async () => {
+  it('each service has its own pool of UPSTREAM_MAX_CONNECTIONS connections, even on one origin', async () => {
     const relay = await startCountingRelay(harness.sim.url);
     try {
       const { identity, contentLibrary } = harness.config;
@@ -76,14 +76,27 @@ describe('connection pools', { timeout: 15_000 }, () => {
       });
       await audit(upstreams);
       await files(upstreams);
-      await Promise.all([audit(upstreams), files(upstreams), audit(upstreams)]);
+      await Promise.all([audit(upstreams), files(upstreams), audit(upstreams), files(upstreams)]);
       expect(harness.sim.wire.requests().map((r) => r.route)).toEqual(
         expect.arrayContaining(['token', 'audit', 'session', 'files']),
       );
-      expect(relay.connections()).toBe(1);
+      expect(relay.connections()).toBe(2);
     } finally {
       await relay.close();
     }
+  });
+
+  it("one service's slow answers never hold up the other's calls on the same origin", async () => {
+    const upstreams = upstreamsWith({ upstreamMaxConnections: 1 });
+    await Promise.all([audit(upstreams), files(upstreams)]);
+    harness.sim.control.setLatency(1500, 'audit');
+    // The identity service's only connection is taken until the slow answer comes.
+    const slow = timed(audit(upstreams));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const other = await timed(files(upstreams));
+    expect(other.error).toBeUndefined();
+    expect(other.ms).toBeLessThan(750);
+    expect((await slow).error).toBeUndefined();
   });
 
   it('refuses a body over UPSTREAM_MAX_BODY_BYTES as UPSTREAM_INVALID_RESPONSE instead of reading it', async () => {
