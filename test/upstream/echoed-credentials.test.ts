@@ -24,35 +24,44 @@ beforeEach(async () => {
 });
 
 const header = (name: string) => (request: ScriptedRequest) => String(request.headers[name]);
-const bearer = (request: ScriptedRequest) => header('authorization')(request).replace(/^Bearer /, '');
-const failureOf = (promise: Promise<unknown>) => promise.then(() => expect.fail('the call succeeded'), (error: { detail: Record<string, unknown> }) => error);
+const bearerToken = (request: ScriptedRequest) => header('authorization')(request).replace(/^Bearer /, '');
+const sessionId = header('vmware-api-session-id');
+
+interface Refusal {
+  code: string;
+  detail: Record<string, unknown>;
+}
 
 /** The error of a call whose upstream answered `status` with `body` (built from the request). */
 async function refusedWith(
   route: 'token' | 'audit' | 'session' | 'files',
   status: number,
   body: (request: ScriptedRequest) => unknown,
-): Promise<{ code: string; detail: Record<string, unknown> }> {
-  const { identity, contentLibrary } = harness!.upstreams;
-  // A warm credential first, so the refusal is the route's own.
-  if (route === 'audit') await identity!.auditReport(fullWindow(1), harness!.call);
-  if (route === 'files') await contentLibrary!.listUpdateSessionFiles('s', harness!.call);
+): Promise<Refusal> {
+  const { upstreams, call } = harness!;
+  const identityCall = () => upstreams.identity!.auditReport(fullWindow(1), call);
+  const libraryCall = () => upstreams.contentLibrary!.listUpdateSessionFiles('some-session', call);
+  const callOf = route === 'token' || route === 'audit' ? identityCall : libraryCall;
+  // A credential already held, so the refusal is the route's own.
+  if (route === 'audit' || route === 'files') await callOf();
   upstream.answerNext(route, { status, body });
-  const call = route === 'token' || route === 'audit' ? identity!.auditReport(fullWindow(1), harness!.call) : contentLibrary!.listUpdateSessionFiles('s', harness!.call);
-  return (await failureOf(call)) as { code: string; detail: Record<string, unknown> };
+  return callOf().then(
+    () => expect.fail('the call succeeded'),
+    (error: Refusal) => error,
+  );
 }
 
 describe('an error type that repeats a credential', { timeout: 10_000 }, () => {
   it.each([
-    ['the token route', 'token', 400, (r: ScriptedRequest) => ({ error: `invalid_client ${header('authorization')(r)} ${DEMO_CLIENT.secret}` })],
-    ['the token route', 'token', 400, () => ({ error: DEMO_CLIENT.secret })],
-    ['the token route', 'token', 401, () => ({ error: `invalid_client.${DEMO_CLIENT.id}` })],
-    ['the audit report', 'audit', 500, (r: ScriptedRequest) => ({ error: `x Bearer ${bearer(r)}` })],
-    ['the audit report', 'audit', 500, (r: ScriptedRequest) => ({ error: bearer(r) })],
-    ['the session login', 'session', 400, () => ({ type: `com.vmware.vapi.std.errors.${DEMO_USER.password}` })],
-    ['the files of a session', 'files', 500, (r: ScriptedRequest) => ({ type: `x ${header('vmware-api-session-id')(r)}` })],
-    ['the files of a session', 'files', 500, (r: ScriptedRequest) => ({ type: header('vmware-api-session-id')(r) })],
-  ] as const)('is left out of the error of %s (%#)', async (_where, route, status, body) => {
+    ['token', 'its Basic header and the client secret', 400, (r: ScriptedRequest) => ({ error: `invalid_client ${header('authorization')(r)} ${DEMO_CLIENT.secret}` })],
+    ['token', 'the client secret alone', 400, () => ({ error: DEMO_CLIENT.secret })],
+    ['token', 'the client id in an identifier', 401, () => ({ error: `invalid_client.${DEMO_CLIENT.id}` })],
+    ['audit', 'its bearer header', 500, (r: ScriptedRequest) => ({ error: `x Bearer ${bearerToken(r)}` })],
+    ['audit', 'the access token alone', 500, (r: ScriptedRequest) => ({ error: bearerToken(r) })],
+    ['session', 'the password in a vAPI type', 400, () => ({ type: `com.vmware.vapi.std.errors.${DEMO_USER.password}` })],
+    ['files', 'the session id after a word', 500, (r: ScriptedRequest) => ({ type: `x ${sessionId(r)}` })],
+    ['files', 'the session id alone', 500, (r: ScriptedRequest) => ({ type: sessionId(r) })],
+  ] as const)('is left out: the %s route echoing %s', async (route, _echo, status, body) => {
     const error = await refusedWith(route, status, body);
     expect(error.detail).toMatchObject({ status });
     expect(error.detail).not.toHaveProperty('upstreamError');
