@@ -7,13 +7,14 @@
  */
 import type { Server } from 'node:http';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
-import type { ExecutionResult } from 'graphql-ws';
+import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { RequestState } from './context.js';
 import type { LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
+import { ConnectionOperations, neverAnswered, type Operation } from './websocket-operations.js';
 import type { GatewayYoga } from './yoga.js';
 
 export interface WebSocketOptions {
@@ -58,7 +59,7 @@ export function useWebSocketHandshake(): Plugin<object, HandshakeContext> {
   };
 }
 
-type Prepared = { execute: (args: ExecutionArgs) => unknown; stream?: AsyncIterable<ExecutionResult> };
+type Prepared = { execute: (args: ExecutionArgs) => unknown; stream?: AsyncIterable<ExecutionResult>; operation: Operation };
 
 const withCode = (errors: readonly GraphQLError[], code: string) =>
   errors.map((error) =>
@@ -70,8 +71,46 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
   /** Per connection: the handshake's request, its id and the caller it admitted. */
   const connections = new WeakMap<object, { request: Request; state: RequestState }>();
-  /** Open subscriptions by connection: close() waits until their `complete` has been sent. */
-  const open = new Map<object, Set<string>>();
+  /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
+  const operations = new Map<object, ConnectionOperations>();
+  const operationsOf = (ctx: object) => {
+    let ofConnection = operations.get(ctx);
+    if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations()));
+    return ofConnection;
+  };
+
+  /** The execution arguments of a subscribe message, or the errors that refuse it. */
+  async function prepare(ctx: object, payload: SubscribePayload, operation: Operation): Promise<ExecutionArgs | GraphQLError[]> {
+    const connection = connections.get(ctx);
+    if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
+    // Every operation of the connection carries the handshake's request id and caller.
+    const enveloped = yoga.getEnveloped({ ...connection.state, request: connection.request, params: payload });
+    let document;
+    try {
+      document = enveloped.parse(payload.query);
+    } catch (error) {
+      return withCode([error instanceof GraphQLError ? error : new GraphQLError('The operation does not parse.')], 'GRAPHQL_PARSE_FAILED');
+    }
+    const errors = enveloped.validate(enveloped.schema, document);
+    if (errors.length > 0) return withCode(errors, 'GRAPHQL_VALIDATION_FAILED');
+    const args: ExecutionArgs = {
+      schema: enveloped.schema,
+      document,
+      operationName: payload.operationName ?? null,
+      variableValues: payload.variables ?? null,
+      contextValue: await enveloped.contextFactory(),
+      rootValue: { execute: enveloped.execute, operation } satisfies Prepared,
+    };
+    if (getOperationAST(document, payload.operationName)?.operation !== 'subscription') return args;
+    // The client completed it, or the socket closed, meanwhile: no stream to start.
+    if (operation.ended) return [new GraphQLError('The subscription was completed.')];
+    // Subscribed here, so that a refusal (limit, bad arguments) is this subscription's `error` message.
+    const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
+    if (!isAsyncIterable(result)) return withCode((result.errors ?? []) as GraphQLError[], 'INTERNAL_SERVER_ERROR');
+    operation.attach(result);
+    (args.rootValue as Prepared).stream = result;
+    return args;
+  }
 
   const disposable = useServer<Record<string, unknown>>(
     {
@@ -90,41 +129,22 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         connections.set(ctx, { request, state });
         return true;
       },
-      onComplete: (ctx, id) => {
-        open.get(ctx)?.delete(id);
-      },
-      onClose: (ctx) => {
-        open.delete(ctx);
-      },
       onSubscribe: async (ctx, id, payload) => {
-        const connection = connections.get(ctx);
-        if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
-        // Every operation of the connection carries the handshake's request id and caller.
-        const enveloped = yoga.getEnveloped({ ...connection.state, request: connection.request, params: payload });
-        let document;
-        try {
-          document = enveloped.parse(payload.query);
-        } catch (error) {
-          return withCode([error instanceof GraphQLError ? error : new GraphQLError('The operation does not parse.')], 'GRAPHQL_PARSE_FAILED');
-        }
-        const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length > 0) return withCode(errors, 'GRAPHQL_VALIDATION_FAILED');
-        const args: ExecutionArgs = {
-          schema: enveloped.schema,
-          document,
-          operationName: payload.operationName ?? null,
-          variableValues: payload.variables ?? null,
-          contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute } satisfies Prepared,
-        };
-        if (getOperationAST(document, payload.operationName)?.operation !== 'subscription') return args;
-        // Subscribed here, so that a refusal (limit, bad arguments) is this subscription's `error` message.
-        const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
-        if (!isAsyncIterable(result)) return withCode((result.errors ?? []) as GraphQLError[], 'INTERNAL_SERVER_ERROR');
-        (args.rootValue as Prepared).stream = result;
-        if (!open.has(ctx)) open.set(ctx, new Set());
-        open.get(ctx)!.add(id);
-        return args;
+        // Before any await: a newer subscribe of this id must find this one.
+        const ofConnection = operationsOf(ctx);
+        const operation = ofConnection.start(id, payload);
+        const answer = await prepare(ctx, payload, operation);
+        if (operation.superseded) return neverAnswered();
+        // A refusal is sent as `error`; graphql-ws completes nothing for it.
+        if (Array.isArray(answer)) ofConnection.forget(id, operation);
+        return answer;
+      },
+      // The last step before graphql-ws files the stream (or result) under its id.
+      onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
+      onComplete: (ctx, id, payload) => operations.get(ctx)?.complete(id, payload),
+      onClose: (ctx) => {
+        operations.get(ctx)?.endAll();
+        operations.delete(ctx);
       },
     },
     wsServer,
@@ -137,7 +157,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         options.liveAudit.close();
         const graceMs = options.completeGraceMs ?? 1000;
         const deadline = Date.now() + graceMs;
-        const pending = () => [...open.values()].some((ids) => ids.size > 0);
+        const pending = () => [...operations.values()].some((ofConnection) => ofConnection.streaming > 0);
         while (pending() && Date.now() < deadline) await sleep(10);
         // Close frames (1001) go out now; a client that never answers its close is cut off, so
         // that it cannot hold the HTTP server's drain open.

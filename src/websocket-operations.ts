@@ -1,0 +1,107 @@
+/**
+ * The operations of one WebSocket connection, so that every stream the gateway starts is ended.
+ *
+ * graphql-ws keeps one record per id. A client may complete an operation while its onSubscribe
+ * still runs and reuse the id at once (the protocol frees an id on `complete`); graphql-ws then
+ * runs both calls, and the earlier one, when it settles, takes the newer one's record: its stream
+ * was never returned, not on `complete` and not on close. Here each subscribe message is an
+ * operation of its own, ended when graphql-ws completes it, when a newer one takes its id, or when
+ * the socket closes.
+ */
+
+/** What a stream needs for ending it: graphql-ws's and Yoga's streams are async generators. */
+type Stream = AsyncIterable<unknown> & { return?: () => unknown };
+
+export class Operation {
+  #stream: Stream | undefined;
+  #ended = false;
+  #superseded = false;
+
+  /** Ended: completed, superseded, or its socket closed. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** A newer subscribe message took this operation's id. */
+  get superseded(): boolean {
+    return this.#superseded;
+  }
+
+  get streaming(): boolean {
+    return this.#stream !== undefined && !this.#ended;
+  }
+
+  /** Keeps the operation's stream, or ends it at once if the operation has already ended. */
+  attach(stream: Stream): void {
+    this.#stream = stream;
+    if (this.#ended) endStream(stream);
+  }
+
+  end(superseded = false): void {
+    this.#superseded ||= superseded;
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#stream) endStream(this.#stream);
+  }
+}
+
+function endStream(stream: Stream): void {
+  // Frees the stream's resources (a live subscription slot); there is nobody to tell if it fails.
+  void Promise.resolve()
+    .then(() => stream.return?.())
+    .catch(() => undefined);
+}
+
+export class ConnectionOperations {
+  /** The newest operation of each id. */
+  readonly #byId = new Map<string, Operation>();
+  /** graphql-ws's hooks name a subscribe message by its payload object. */
+  readonly #byPayload = new WeakMap<object, Operation>();
+
+  /**
+   * Called as onSubscribe begins. graphql-ws closes the socket (4409) on a subscribe for an id
+   * still active, so an earlier operation of this id is one the client completed: it ends now.
+   */
+  start(id: string, payload: object): Operation {
+    this.#byId.get(id)?.end(true);
+    const operation = new Operation();
+    this.#byId.set(id, operation);
+    this.#byPayload.set(payload, operation);
+    return operation;
+  }
+
+  /** graphql-ws's onComplete. A superseded operation is never answered (see neverAnswered). */
+  complete(id: string, payload: object): Promise<never> | undefined {
+    const operation = this.#byPayload.get(payload);
+    if (operation?.superseded) return neverAnswered();
+    if (operation) this.forget(id, operation);
+    return undefined;
+  }
+
+  /** An operation that ended without graphql-ws completing it (refused in onSubscribe). */
+  forget(id: string, operation: Operation): void {
+    if (this.#byId.get(id) === operation) this.#byId.delete(id);
+    operation.end();
+  }
+
+  /** The socket closed. */
+  endAll(): void {
+    for (const operation of this.#byId.values()) operation.end();
+    this.#byId.clear();
+  }
+
+  /** Streams still open: close() waits until graphql-ws has sent their `complete`. */
+  get streaming(): number {
+    let count = 0;
+    for (const operation of this.#byId.values()) if (operation.streaming) count++;
+    return count;
+  }
+}
+
+/**
+ * What a superseded operation's onSubscribe, onOperation or onComplete returns. graphql-ws acts
+ * on the id once the hook has answered: it would send the answer (or `complete`) under the id and
+ * then drop the id's record, both the newer operation's by now. So these hooks never answer;
+ * nothing refers to the waiting call, so it is collected.
+ */
+export const neverAnswered = (): Promise<never> => new Promise<never>(() => undefined);
