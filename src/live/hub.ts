@@ -5,10 +5,11 @@
  */
 import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, UpstreamError } from '../errors.js';
+import { UPSTREAM_ACTIONS } from '../schema/audit/actions.js';
 import type { IdentityApi } from '../upstream/types.js';
 import { asGatewayError, FilterPoller } from './poller.js';
 import { filterKey, type LiveFilter, type LiveRecord } from './records.js';
-import { decodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
+import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { LiveSubscriber, type LiveItem } from './subscriber.js';
 import { readWindow } from './window-read.js';
 
@@ -58,6 +59,17 @@ export class RateLimitedError extends GatewayError {
 function filterOfKey(key: string): LiveFilter {
   const [objectType, action] = JSON.parse(key) as [string | null, string | null];
   return { objectType: objectType ?? undefined, action: action ?? undefined };
+}
+
+/** Why a filter is refused, or undefined: the arguments' filter and a token's go through it alike. */
+function filterProblem(filter: LiveFilter): string | undefined {
+  if (filter.objectType !== undefined && (filter.objectType.length === 0 || filter.objectType.length > MAX_OBJECT_TYPE_CHARS)) {
+    return `filter.objectType must be 1 to ${MAX_OBJECT_TYPE_CHARS} characters.`;
+  }
+  if (filter.action !== undefined && !(UPSTREAM_ACTIONS as readonly string[]).includes(filter.action)) {
+    return `filter.action must be one of ${UPSTREAM_ACTIONS.join(', ')}.`;
+  }
+  return undefined;
 }
 
 export class LiveAudit {
@@ -110,9 +122,8 @@ export class LiveAudit {
 
   #checkArgs(args: LiveSubscribeArgs, now: number): { key: string; filter: LiveFilter; resume?: ResumePoint } {
     const given: LiveFilter = { objectType: args.filter?.objectType ?? undefined, action: args.filter?.action ?? undefined };
-    if (given.objectType !== undefined && (given.objectType.length === 0 || given.objectType.length > MAX_OBJECT_TYPE_CHARS)) {
-      throw new BadUserInputError(`filter.objectType must be 1 to ${MAX_OBJECT_TYPE_CHARS} characters.`);
-    }
+    const problem = filterProblem(given);
+    if (problem) throw new BadUserInputError(problem);
     const since = args.since ?? undefined;
     const resumeAfter = args.resumeAfter ?? undefined;
     if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
@@ -121,11 +132,17 @@ export class LiveAudit {
     }
     if (resumeAfter === undefined) return { key: filterKey(given), filter: given };
     const resume = decodeResumeToken(resumeAfter, now);
+    const resumed = filterOfKey(resume.filterKey);
+    // Anyone can write a token: its filter gets the arguments' checks, and its floor reaches back no
+    // further than `since` could when it was issued, plus the settle time a resume re-reads for
+    // late records (an issued token's floor is up to that before its newest record).
+    const reachMs = SINCE_MAX_MS + SINCE_TOLERANCE_MS + this.#options.settleMs;
+    if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
     const filterGiven = args.filter !== undefined && args.filter !== null;
     if (filterGiven && resume.filterKey !== filterKey(given)) {
       throw new BadUserInputError('resumeAfter was issued for another filter; give the same filter or none.');
     }
-    return { key: resume.filterKey, filter: filterOfKey(resume.filterKey), resume };
+    return { key: resume.filterKey, filter: resumed, resume };
   }
 
   #pollerFor(key: string, filter: LiveFilter, floor: number): FilterPoller {

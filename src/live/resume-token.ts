@@ -4,6 +4,9 @@
  * time the new stream may deliver, when it was issued, and the digests of the records delivered
  * within the settle time before it (those a re-read of that time would otherwise repeat).
  * Binary, base64url: opaque to clients, a few hundred bytes in steady use, bounded by MAX_ENTRIES.
+ * Tokens are not signed, so anyone can write one: a decoded token is refused unless it is one the
+ * gateway could have issued (its times in order, its filter spelled as the gateway spells it), and
+ * the hub gives its filter and floor the checks the arguments get.
  */
 import { BadUserInputError } from '../errors.js';
 import { DIGEST_BYTES } from './records.js';
@@ -11,6 +14,8 @@ import { DIGEST_BYTES } from './records.js';
 export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
 /** At most this many digests; past it the oldest are left out and `floor` rises above them. */
 export const MAX_ENTRIES = 128;
+/** How far a token's issue time may be ahead of this instance's clock: tokens move between instances. */
+const CLOCK_SKEW_MS = 60_000;
 const VERSION = 1;
 const MAX_TOKEN_CHARS = 8192;
 const ENTRY_BYTES = DIGEST_BYTES + 4;
@@ -60,37 +65,44 @@ export function encodeResumeToken(input: ResumePoint): string {
   return buffer.toString('base64url');
 }
 
+/** A key as `filterKey` writes it: another spelling of one filter would be polled apart. */
 function isFilterKey(key: string): boolean {
   try {
     const parsed: unknown = JSON.parse(key);
-    return Array.isArray(parsed) && parsed.length === 2 && parsed.every((part) => part === null || typeof part === 'string');
+    return (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      parsed.every((part) => part === null || typeof part === 'string') &&
+      JSON.stringify(parsed) === key
+    );
   } catch {
     return false;
   }
 }
 
-const malformed = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
+/** What a token the gateway did not issue (or that was altered) answers: BAD_USER_INPUT. */
+export const malformedToken = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
 
 function decode(token: string): ResumePoint {
-  if (token.length === 0 || token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformed();
+  if (token.length === 0 || token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformedToken();
   const buffer = Buffer.from(token, 'base64url');
   const need = (bytes: number, at: number) => {
-    if (at + bytes > buffer.length) throw malformed();
+    if (at + bytes > buffer.length) throw malformedToken();
   };
   need(27, 0);
-  if (buffer.readUInt8(0) !== VERSION) throw malformed();
+  if (buffer.readUInt8(0) !== VERSION) throw malformedToken();
   const newest = buffer.readDoubleBE(1);
   const floor = buffer.readDoubleBE(9);
   const issuedAt = buffer.readDoubleBE(17);
-  if (![newest, floor, issuedAt].every(Number.isSafeInteger)) throw malformed();
+  if (![newest, floor, issuedAt].every(Number.isSafeInteger)) throw malformedToken();
   const filterLength = buffer.readUInt16BE(25);
   need(filterLength + 2, 27);
   const filterKey = buffer.toString('utf8', 27, 27 + filterLength);
-  if (!isFilterKey(filterKey)) throw malformed();
+  if (!isFilterKey(filterKey)) throw malformedToken();
   let at = 27 + filterLength;
   const count = buffer.readUInt16BE(at);
   at += 2;
-  if (count > MAX_ENTRIES || buffer.length !== at + count * ENTRY_BYTES) throw malformed();
+  if (count > MAX_ENTRIES || buffer.length !== at + count * ENTRY_BYTES) throw malformedToken();
   const delivered: DeliveredEntry[] = [];
   for (let i = 0; i < count; i++, at += ENTRY_BYTES) {
     delivered.push({
@@ -101,10 +113,25 @@ function decode(token: string): ResumePoint {
   return { filterKey, newest, floor, issuedAt, delivered };
 }
 
+/**
+ * Whether the times are in the order an issued token has them: delivered records stamped from the
+ * floor (raised at most 1 ms past the newest, by boundedPoint) up to the newest, which was read
+ * before the token was issued, which is not later than now.
+ */
+function inOrder(point: ResumePoint, now: number): boolean {
+  return (
+    point.issuedAt <= now + CLOCK_SKEW_MS &&
+    point.newest <= point.issuedAt + CLOCK_SKEW_MS &&
+    point.floor <= point.newest + 1 &&
+    point.delivered.every((entry) => entry.timestamp >= point.floor)
+  );
+}
+
 /** The resume point of a token, or BAD_USER_INPUT when it is malformed or expired. */
 export function decodeResumeToken(token: string, now: number): ResumePoint {
   const point = decode(token);
-  if (now - point.issuedAt > TOKEN_VALIDITY_MS || point.issuedAt > now + 60_000) {
+  if (!inOrder(point, now)) throw malformedToken();
+  if (now - point.issuedAt > TOKEN_VALIDITY_MS) {
     throw new BadUserInputError('resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.');
   }
   return point;

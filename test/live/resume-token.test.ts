@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/errors.js';
 import { digestOf, filterKey } from '../../src/live/records.js';
-import { decodeResumeToken, encodeResumeToken, MAX_ENTRIES, TOKEN_VALIDITY_MS } from '../../src/live/resume-token.js';
+import { decodeResumeToken, encodeResumeToken, MAX_ENTRIES, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
 
 const now = Date.UTC(2026, 10, 22, 12, 0, 0);
 const key = filterKey({ objectType: 'LOGIN', action: undefined });
@@ -48,5 +48,27 @@ describe('resume tokens', () => {
       Buffer.alloc(40, 0xff).toString('base64url'),
     ];
     for (const token of hostile) expect(() => decodeResumeToken(token, now), token.slice(0, 30)).toThrow(BadUserInputError);
+  });
+
+  it('refuse times no issued token has, as malformed: the issue ahead of now, positions out of order', () => {
+    const token = (fields: Partial<ResumePoint>) =>
+      encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: [], ...fields });
+    const outOfOrder = [
+      token({ issuedAt: now + 3_600_000 }),
+      token({ newest: now + 3_600_000, floor: now }),
+      token({ floor: now + 2 }),
+      token({ floor: now - 10, delivered: [{ digest: digestOf('x'), timestamp: now - 20 }] }),
+    ];
+    for (const forged of outOfOrder) expect(() => decodeResumeToken(forged, now)).toThrow(/not a token this gateway issued/);
+    // A clock a little behind the issuing instance's still takes its tokens.
+    expect(() => decodeResumeToken(token({ issuedAt: now + 30_000 }), now)).not.toThrow();
+  });
+
+  it('refuse a filter spelled otherwise than the gateway spells it', () => {
+    const token = (filterKey: string) => encodeResumeToken({ filterKey, newest: now, floor: now, issuedAt: now, delivered: [] });
+    expect(() => decodeResumeToken(token('["LOGIN",null]'), now)).not.toThrow();
+    for (const spelling of ['[ "LOGIN", null ]', '["LOGIN",null] ', '["\\u004cOGIN",null]']) {
+      expect(() => decodeResumeToken(token(spelling), now), spelling).toThrow(BadUserInputError);
+    }
   });
 });
