@@ -62,3 +62,29 @@ describe('audit record depth', () => {
     expect(failed).toEqual([1]);
   });
 });
+
+describe('unreadable rows of one page', () => {
+  const wrongShape = JSON.stringify({ ...good, baseType: 'Nope' });
+
+  it('names the problems of the first 20 records of the wrong shape, and not of the rest', () => {
+    const { rows, failed } = readAuditRows([row(JSON.stringify(good)), ...Array.from({ length: 25 }, () => row(wrongShape))]);
+    expect(rows[0]).toMatchObject({ ok: true });
+    expect(failed).toHaveLength(25);
+    for (const result of rows.slice(1, 21)) {
+      expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/^The audit record does not match its documented shape \(baseType: .+\)\.$/) });
+    }
+    for (const result of rows.slice(21)) {
+      expect(result).toEqual({ ok: false, reason: 'The audit record does not match its documented shape.' });
+    }
+  });
+
+  it('keeps one result object for all the rows that fail the same way (a million broken rows, not a million objects)', () => {
+    const missing = ['1561399981109', null, null, null, 1];
+    const { rows } = readAuditRows([missing, missing, row('{'), row('{'), ...Array.from({ length: 22 }, () => row(wrongShape))]);
+    expect(rows[0]).toEqual({ ok: false, reason: 'The audit record is missing.' });
+    expect(rows[1]).toBe(rows[0]);
+    expect(rows[2]).toEqual({ ok: false, reason: 'The audit record is not valid JSON.' });
+    expect(rows[3]).toBe(rows[2]);
+    expect(rows[25]).toBe(rows[24]);
+  });
+});

@@ -18,9 +18,10 @@ export function readAuditRows(data: readonly unknown[]): AuditRowsResult {
   // Stryker disable next-line ArrayDeclaration: a preallocated length only saves growing; every slot is written below
   const rows = new Array<AuditRowResult>(data.length);
   const failed: number[] = [];
+  const reader = new RecordReader();
   for (let i = 0; i < data.length; i++) {
     const row = data[i];
-    const result = Array.isArray(row) ? readRecord(row[row.length - 1]) : NOT_A_ROW;
+    const result = Array.isArray(row) ? reader.read(row[row.length - 1]) : NOT_A_ROW;
     if (!result.ok) failed.push(i);
     rows[i] = result;
   }
@@ -33,25 +34,44 @@ export const MAX_RECORD_JSON_BYTES = 1024 * 1024;
 export const MAX_RECORD_DEPTH = 64;
 
 const NOT_A_ROW: AuditRowResult = { ok: false, reason: 'The audit row is not an array.' };
+// Shared: a page of a million broken rows keeps one slot per row, not an object each.
+const MISSING: AuditRowResult = { ok: false, reason: 'The audit record is missing.' };
+const TOO_LONG: AuditRowResult = { ok: false, reason: `The audit record is longer than ${MAX_RECORD_JSON_BYTES} bytes.` };
+const NOT_JSON: AuditRowResult = { ok: false, reason: 'The audit record is not valid JSON.' };
+const TOO_DEEP: AuditRowResult = { ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` };
 
-/** Reasons name the problem, never the record's content (a JSON.parse message quotes the input). */
-function readRecord(column: unknown): AuditRowResult {
-  if (typeof column !== 'string') return { ok: false, reason: 'The audit record is missing.' };
-  // A string has at most three UTF-8 bytes per character: below a third of the limit none is counted.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: the shortcut saves work only, the byte count decides
-  const mayBeTooLong = column.length > MAX_RECORD_JSON_BYTES / 3;
-  if (mayBeTooLong && Buffer.byteLength(column) > MAX_RECORD_JSON_BYTES) {
-    return { ok: false, reason: `The audit record is longer than ${MAX_RECORD_JSON_BYTES} bytes.` };
+/**
+ * Records of the wrong shape named with their problems, per page: the log shows the first 20
+ * unreadable rows, and a page of a million such rows would keep a message each.
+ */
+const EXPLAINED_PER_PAGE = 20;
+const WRONG_SHAPE: AuditRowResult = { ok: false, reason: 'The audit record does not match its documented shape.' };
+
+/** Reads the records of one page. */
+class RecordReader {
+  #explained = 0;
+
+  /** Reasons name the problem, never the record's content (a JSON.parse message quotes the input). */
+  read(column: unknown): AuditRowResult {
+    if (typeof column !== 'string') return MISSING;
+    // A string has at most three UTF-8 bytes per character: below a third of the limit none is counted.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the shortcut saves work only, the byte count decides
+    const mayBeTooLong = column.length > MAX_RECORD_JSON_BYTES / 3;
+    if (mayBeTooLong && Buffer.byteLength(column) > MAX_RECORD_JSON_BYTES) return TOO_LONG;
+    let json: unknown;
+    try {
+      json = JSON.parse(column);
+    } catch {
+      return NOT_JSON;
+    }
+    if (deeperThan(json, MAX_RECORD_DEPTH)) return TOO_DEEP;
+    const result = asRecord(json, this.#explained < EXPLAINED_PER_PAGE);
+    if (!result.ok) this.#explained++;
+    return result;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(column);
-  } catch {
-    return { ok: false, reason: 'The audit record is not valid JSON.' };
-  }
-  if (deeperThan(json, MAX_RECORD_DEPTH)) {
-    return { ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` };
-  }
+}
+
+function asRecord(json: unknown, explain: boolean): AuditRowResult {
   const record = asAuditRecord(json);
   // Stryker disable next-line ConditionalExpression: the model then answers the same record, only slower
   if (record) return { ok: true, record };
@@ -59,6 +79,7 @@ function readRecord(column: unknown): AuditRowResult {
   // The model stays the authority should the check ever refuse more than it (fast-checks.test.ts holds them equal both ways).
   // Stryker disable next-line ConditionalExpression,ObjectLiteral,BooleanLiteral: no record reaches here that the model accepts
   if (parsed.success) return { ok: true, record: parsed.data };
+  if (!explain) return WRONG_SHAPE;
   const problems = parsed.error.issues
     .slice(0, 3)
     .map((issue) => (issue.path.length ? `${fieldOf(issue.path)}: ${issue.message}` : issue.message));
