@@ -1,6 +1,15 @@
-/** The size and depth limits on one audit record: at the limit it is read, past it the row is unreadable. */
+/**
+ * The size, depth and value-count limits on one audit record (at the limit it is read, past it the
+ * row is unreadable), the value count of one page, and what unreadable rows keep.
+ */
 import { describe, expect, it } from 'vitest';
-import { MAX_RECORD_DEPTH, MAX_RECORD_JSON_BYTES, readAuditRows } from '../../src/upstream/identity/audit-row-parsing.js';
+import {
+  MAX_PAGE_VALUES,
+  MAX_RECORD_DEPTH,
+  MAX_RECORD_JSON_BYTES,
+  MAX_RECORD_VALUES,
+  readAuditRows,
+} from '../../src/upstream/identity/audit-row-parsing.js';
 
 const good = {
   baseType: 'Action',
@@ -60,6 +69,68 @@ describe('audit record depth', () => {
     expect(rows[0]).toMatchObject({ ok: true });
     expect(rows[1]).toEqual({ ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` });
     expect(failed).toEqual([1]);
+  });
+});
+
+describe('audit record values', () => {
+  const tooMany = { ok: false, reason: `The audit record holds more than ${MAX_RECORD_VALUES} JSON values.` };
+  // `good` holds 8 JSON values: itself, its 4 scalars, `values` and its 2 scalars; `list` adds itself and its items.
+  const recordOfValues = (count: number, item: unknown = 0) =>
+    JSON.stringify({ ...good, values: { ...good.values, list: new Array(count - 9).fill(item) } });
+
+  it.each([
+    ['scalars', 0],
+    ['empty objects', {}],
+    ['empty arrays', []],
+  ])('reads a record of exactly the limit and refuses one value more (%s); the rows around it are read', (_name, item) => {
+    const { rows, failed } = readAuditRows([
+      row(recordOfValues(MAX_RECORD_VALUES, item)),
+      row(recordOfValues(MAX_RECORD_VALUES + 1, item)),
+      row(JSON.stringify(good)),
+    ]);
+    expect(rows[0]).toMatchObject({ ok: true, record: { uuid: good.uuid } });
+    expect(rows[1]).toEqual(tooMany);
+    expect(rows[2]).toMatchObject({ ok: true });
+    expect(failed).toEqual([1]);
+  });
+
+  it('counts the members of objects: a `values` of 65,000 keys is refused', () => {
+    const values = Object.fromEntries(Array.from({ length: 65_000 }, (_, i) => [`k${i}`, i]));
+    const { rows } = readAuditRows([row(JSON.stringify({ ...good, values }))]);
+    expect(rows[0]).toEqual(tooMany);
+  });
+
+  it('refuses a record of 340,000 empty objects just under 1 MB (about 22 MB of heap parsed), the others read', () => {
+    const heavy = `{"baseType":"Action","uuid":"u","timestamp":1,"objectType":"LOGIN","x":[${new Array(340_000).fill('{}').join(',')}]}`;
+    expect(heavy.length).toBeLessThan(MAX_RECORD_JSON_BYTES);
+    const { rows, failed } = readAuditRows([row(JSON.stringify(good)), row(heavy), row(JSON.stringify(good))]);
+    expect(rows[1]).toEqual(tooMany);
+    expect(failed).toEqual([1]);
+  });
+});
+
+describe('audit page values', () => {
+  const pageFull = {
+    ok: false,
+    reason: `The audit page's records hold more than ${MAX_PAGE_VALUES} JSON values; this one and the rest were not read.`,
+  };
+  const full = JSON.stringify({ ...good, values: { list: new Array(MAX_RECORD_VALUES - 7).fill({}) } });
+
+  it('reads records up to the page bound; from the first that would pass it, the rest of the page is unreadable', () => {
+    const fullRecords = MAX_PAGE_VALUES / MAX_RECORD_VALUES;
+    const data = [
+      ...Array.from({ length: fullRecords - 1 }, () => row(full)),
+      // Unreadable records keep nothing, so they do not count.
+      row(JSON.stringify({ ...good, values: { list: new Array(MAX_RECORD_VALUES).fill(0) } })),
+      row(full), // the page's last value
+      row(JSON.stringify(good)),
+      row('{'), // not read any more: no parse, no reason of its own
+    ];
+    const { rows, failed } = readAuditRows(data);
+    expect(rows.slice(0, fullRecords - 1).every((r) => r.ok)).toBe(true);
+    expect(rows[fullRecords]).toMatchObject({ ok: true });
+    expect(rows.slice(fullRecords + 1)).toEqual([pageFull, pageFull]);
+    expect(failed).toEqual([fullRecords - 1, fullRecords + 1, fullRecords + 2]);
   });
 });
 

@@ -32,6 +32,17 @@ export function readAuditRows(data: readonly unknown[]): AuditRowsResult {
 export const MAX_RECORD_JSON_BYTES = 1024 * 1024;
 /** A record nested deeper than this is unreadable: serializing it again could exhaust the stack. */
 export const MAX_RECORD_DEPTH = 64;
+/**
+ * A record holding more JSON values than this is unreadable (real records hold a few dozen): a
+ * parsed value takes up to 96 bytes of heap for as few as 3 bytes of JSON (`{},`).
+ */
+export const MAX_RECORD_VALUES = 1000;
+/**
+ * The records of one page hold at most this many JSON values in all (a real 5000-row page: about
+ * 110,000), about 48 MB of heap at worst. A per-record bound alone cannot do it: records repeat.
+ * From the first record that would pass it, the rest of the page is unreadable, and not read.
+ */
+export const MAX_PAGE_VALUES = 500_000;
 
 const NOT_A_ROW: AuditRowResult = { ok: false, reason: 'The audit row is not an array.' };
 // Shared: a page of a million broken rows keeps one slot per row, not an object each.
@@ -39,6 +50,14 @@ const MISSING: AuditRowResult = { ok: false, reason: 'The audit record is missin
 const TOO_LONG: AuditRowResult = { ok: false, reason: `The audit record is longer than ${MAX_RECORD_JSON_BYTES} bytes.` };
 const NOT_JSON: AuditRowResult = { ok: false, reason: 'The audit record is not valid JSON.' };
 const TOO_DEEP: AuditRowResult = { ok: false, reason: `The audit record is nested deeper than ${MAX_RECORD_DEPTH} levels.` };
+const TOO_MANY_VALUES: AuditRowResult = {
+  ok: false,
+  reason: `The audit record holds more than ${MAX_RECORD_VALUES} JSON values.`,
+};
+const PAGE_FULL: AuditRowResult = {
+  ok: false,
+  reason: `The audit page's records hold more than ${MAX_PAGE_VALUES} JSON values; this one and the rest were not read.`,
+};
 
 /**
  * Records of the wrong shape named with their problems, per page: the log shows the first 20
@@ -47,12 +66,15 @@ const TOO_DEEP: AuditRowResult = { ok: false, reason: `The audit record is neste
 const EXPLAINED_PER_PAGE = 20;
 const WRONG_SHAPE: AuditRowResult = { ok: false, reason: 'The audit record does not match its documented shape.' };
 
-/** Reads the records of one page. */
+/** Reads the records of one page, counting the values it keeps against the page's bound. */
 class RecordReader {
+  values = 0;
+  #full = false;
   #explained = 0;
 
   /** Reasons name the problem, never the record's content (a JSON.parse message quotes the input). */
   read(column: unknown): AuditRowResult {
+    if (this.#full) return PAGE_FULL;
     if (typeof column !== 'string') return MISSING;
     // A string has at most three UTF-8 bytes per character: below a third of the limit none is counted.
     // Stryker disable next-line ConditionalExpression,EqualityOperator: the shortcut saves work only, the byte count decides
@@ -64,9 +86,19 @@ class RecordReader {
     } catch {
       return NOT_JSON;
     }
-    if (deeperThan(json, MAX_RECORD_DEPTH)) return TOO_DEEP;
+    const values = countValues(json, MAX_RECORD_DEPTH, MAX_RECORD_VALUES);
+    if (values === DEEPER) return TOO_DEEP;
+    if (values > MAX_RECORD_VALUES) return TOO_MANY_VALUES;
     const result = asRecord(json, this.#explained < EXPLAINED_PER_PAGE);
-    if (!result.ok) this.#explained++;
+    if (!result.ok) {
+      this.#explained++;
+      return result;
+    }
+    if (this.values + values > MAX_PAGE_VALUES) {
+      this.#full = true;
+      return PAGE_FULL;
+    }
+    this.values += values;
     return result;
   }
 }
@@ -89,21 +121,35 @@ function asRecord(json: unknown, explain: boolean): AuditRowResult {
 // Stryker disable next-line StringLiteral: the record's model has no nested fields, so every path has one element
 const fieldOf = (path: readonly PropertyKey[]) => path.map(String).join('.');
 
+/** countValues' answer for a value nested deeper than its limit. */
+const DEEPER = -1;
+
 /**
- * Whether objects and arrays nest more than `limit` levels. Recursion is safe here: it goes at most
- * `limit` calls deep, and stops at the first branch too deep. No arrays are made on the way (this
- * runs for every record).
+ * The JSON values in `value`: itself and every object, array and scalar inside it. Counting stops
+ * once past `room` (the answer is then room + 1 at most), or with DEEPER at the first branch where
+ * objects and arrays nest more than `depth` levels. Recursion is safe here: it goes at most
+ * `depth` calls deep. No arrays are made on the way (this runs for every record).
  */
-function deeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (limit === 0) return true;
+function countValues(value: unknown, depth: number, room: number): number {
+  if (typeof value !== 'object' || value === null) return 1;
+  if (depth === 0) return DEEPER;
+  let count = 1;
   // Stryker disable next-line BlockStatement,ConditionalExpression: only faster than the for...in below, which reaches the same elements of a parsed array
   if (Array.isArray(value)) {
-    // Stryker disable next-line EqualityOperator: the element past the end is undefined, never deeper
-    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], limit - 1)) return true;
-    return false;
+    for (let i = 0; i < value.length; i++) {
+      const inner = countValues(value[i], depth - 1, room - count);
+      if (inner === DEEPER) return DEEPER;
+      count += inner;
+      if (count > room) return count;
+    }
+    return count;
   }
   const fields = value as Record<string, unknown>;
-  for (const key in fields) if (deeperThan(fields[key], limit - 1)) return true;
-  return false;
+  for (const key in fields) {
+    const inner = countValues(fields[key], depth - 1, room - count);
+    if (inner === DEEPER) return DEEPER;
+    count += inner;
+    if (count > room) return count;
+  }
+  return count;
 }
