@@ -1,6 +1,6 @@
 /**
  * The closed-window audit page cache against the simulator over real HTTP: what is kept, what
- * goes upstream every time, the byte bound, single flight, errors, keys and TTL.
+ * goes upstream every time, the heap bound, single flight, errors, keys and TTL.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
@@ -11,7 +11,9 @@ import {
   type AuditPageCacheOptions,
   type AuditPageOwner,
 } from '../../src/upstream/identity/audit-cache.js';
-import type { IdentityClient, MeasuredAuditPage } from '../../src/upstream/identity/client.js';
+import { IdentityClient, type MeasuredAuditPage } from '../../src/upstream/identity/client.js';
+import type { TokenManager } from '../../src/upstream/identity/token.js';
+import type { UpstreamHttp } from '../../src/upstream/http.js';
 import type { AuditReportQuery } from '../../src/upstream/types.js';
 import { findLeakedSecrets, HOUR, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
@@ -102,10 +104,10 @@ describe('audit page cache, as createUpstreams wires it', { timeout: 15_000 }, (
 });
 
 describe('AuditPageCache', { timeout: 15_000 }, () => {
-  it('stays within its byte bound, evicting the least recently used pages first', async () => {
+  it('stays within its bound, evicting the least recently used pages first', async () => {
     const probe = await (plain.upstreams.identity as IdentityClient).measuredAuditReport(closedWindow(500), plain.call);
     // Room for two 500-row pages, not three.
-    const maxBytes = Math.floor(probe.bodyBytes * 2.5);
+    const maxBytes = Math.floor(probe.heapBytes * 2.5);
     const { cache, api } = cacheOver(plain, { maxBytes });
     const pages = [0, 1, 2, 3, 4].map((n) => closedWindow(500, n * 500));
     plain.sim.control.resetCounters();
@@ -127,6 +129,35 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     await api.auditReport(pages[4]!, plain.call);
     expect(upstreamCalls(plain)).toBe(7);
     expect(cache.stats().bytes).toBeLessThanOrEqual(maxBytes);
+  });
+
+  it('charges a page the heap it may take, not its body: tiny values weigh more than long strings', async () => {
+    const record = { baseType: 'Action', uuid: 'u', timestamp: 1, objectType: 'LOGIN' };
+    const tiny = JSON.stringify({ ...record, values: { list: new Array(900).fill(0) } });
+    // Two characters fewer: the note's quotes are escaped in the row.
+    const note = 'x'.repeat(tiny.length - JSON.stringify({ ...record, values: { note: '' } }).length - 2);
+    const long = JSON.stringify({ ...record, values: { note } });
+    const page = (text: string) =>
+      JSON.stringify({ header: [], data: Array.from({ length: 100 }, () => ['1', null, null, null, text]) });
+    expect(page(long).length).toBe(page(tiny).length);
+    const bodyBytes = page(tiny).length;
+
+    const charged = async (body: string, maxBytes: number) => {
+      const http = { measuredRequest: async () => ({ value: JSON.parse(body), bodyBytes }) } as unknown as UpstreamHttp;
+      const client = new IdentityClient({ http, tokens: {} as TokenManager });
+      const cache = new AuditPageCache({ maxBytes, settleMs: 60_000 });
+      const { rows } = await new CachedIdentityApi(client, cache, OWNER).auditReport(closedWindow(100), plain.call);
+      expect(rows.every((row) => row.ok)).toBe(true);
+      return cache.stats();
+    };
+    // 2.25 a body byte, and 96 a JSON value: 100 records of 907 values (6 + the list and its 900
+    // zeros), 100 of 7 (5 + `values` and its note), and one for each row.
+    const forBody = Math.ceil(2.25 * bodyBytes);
+    expect(await charged(page(tiny), 64 * 1024 * 1024)).toMatchObject({ entries: 1, bytes: forBody + 96 * (100 * 907 + 100) });
+    expect(await charged(page(long), 64 * 1024 * 1024)).toMatchObject({ entries: 1, bytes: forBody + 96 * (100 * 7 + 100) });
+    // A bound of ten bodies keeps the page of long strings, not the one of tiny values (47 times its body).
+    expect(await charged(page(long), 10 * bodyBytes)).toMatchObject({ entries: 1 });
+    expect(await charged(page(tiny), 10 * bodyBytes)).toMatchObject({ entries: 0, bytes: 0 });
   });
 
   it('does not keep a page larger than the whole bound', async () => {
@@ -182,7 +213,8 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
 
   it('answers the waiters of a call whose entry was pushed out while it ran, and keeps the newer page', async () => {
     const cache = new AuditPageCache({ maxBytes: 1000, settleMs: 60_000 });
-    const page = (uuid: string) => ({ page: { rows: [{ ok: true, record: { uuid } }] }, bodyBytes: 1000 }) as unknown as MeasuredAuditPage;
+    const page = (uuid: string) =>
+      ({ page: { rows: [{ ok: true, record: { uuid } }] }, bodyBytes: 1000, heapBytes: 1000 }) as unknown as MeasuredAuditPage;
     let finishSlow!: (answer: MeasuredAuditPage) => void;
     const slow = cache.read(OWNER, closedWindow(5), plain.call, () => new Promise((resolve) => (finishSlow = resolve)));
     // A page filling the whole bound arrives first and pushes the slow call's entry out.

@@ -7,9 +7,10 @@
  *   `toMillis <= now - settleMs`. Other pages go upstream every time ('bypass').
  * - TTL (10 min by default) as a second safety: an event ingested later than the settle time, or
  *   a record corrected upstream, is served stale for at most that long.
- * - Bounded in bytes: an entry weighs the byte length of the upstream body it was read from (the
- *   parsed page takes the same order of heap); least recently used pages are evicted first, a page
- *   larger than the whole bound is not kept.
+ * - Bounded in heap bytes: an entry weighs the heap its page may take (pageHeapBytes: 2.25 bytes
+ *   per body byte and 96 per JSON value), not its body's bytes, which a page of `[{},{},...]`
+ *   passes twentyfold; least recently used pages are evicted first, a page larger than the whole
+ *   bound is not kept.
  * - Single flight (lru-cache's fetch): concurrent misses of one key share one upstream call,
  *   detached from the callers' signals (bounded by the call's own deadline), so one caller going
  *   away does not fail the others; each caller stops waiting on its own signal.
@@ -42,7 +43,7 @@ export interface AuditPageCacheOptions {
 
 export interface AuditCacheStats {
   readonly entries: number;
-  /** Sum of the kept pages' body bytes; never above maxBytes. */
+  /** Sum of the kept pages' heap estimates (pageHeapBytes); never above maxBytes. */
   readonly bytes: number;
   readonly maxBytes: number;
   readonly hits: number;
@@ -88,7 +89,7 @@ export class AuditPageCache {
     this.#now = options.now ?? Date.now;
     this.#lru = new LRUCache<string, MeasuredAuditPage, PageFetch>({
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) => Math.max(1, entry.bodyBytes),
+      sizeCalculation: (entry) => Math.max(1, entry.heapBytes),
       ttl: options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS,
       ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
       dispose: (_entry, _key, reason) => {

@@ -12,6 +12,8 @@ export interface AuditRowsResult {
   readonly rows: AuditRowResult[];
   /** Positions of unreadable rows, for the log. */
   readonly failed: number[];
+  /** JSON values of the records read (see countValues), for the page's heap estimate. */
+  readonly values: number;
 }
 
 export function readAuditRows(data: readonly unknown[]): AuditRowsResult {
@@ -25,7 +27,7 @@ export function readAuditRows(data: readonly unknown[]): AuditRowsResult {
     if (!result.ok) failed.push(i);
     rows[i] = result;
   }
-  return { rows, failed };
+  return { rows, failed, values: reader.values };
 }
 
 /** A record's JSON string longer than this is unreadable (real records are a few hundred bytes). */
@@ -43,6 +45,19 @@ export const MAX_RECORD_VALUES = 1000;
  * From the first record that would pass it, the rest of the page is unreadable, and not read.
  */
 export const MAX_PAGE_VALUES = 500_000;
+
+/**
+ * Heap a page takes at most, by measurement (Node 20, x64; docs/hard-limits.md): its strings up to
+ * 2.25 times the body's bytes (ASCII in a string that also holds a character past Latin-1 takes two
+ * bytes a character, and strings over 128 KB some 6 % more), each JSON value up to 96 bytes more
+ * (an empty object as the member of an object: 88-92), and each row one value more for its result.
+ */
+const HEAP_BYTES_PER_BODY_BYTE = 2.25;
+const HEAP_BYTES_PER_VALUE = 96;
+
+export function pageHeapBytes(bodyBytes: number, read: AuditRowsResult): number {
+  return Math.ceil(HEAP_BYTES_PER_BODY_BYTE * bodyBytes) + HEAP_BYTES_PER_VALUE * (read.values + read.rows.length);
+}
 
 const NOT_A_ROW: AuditRowResult = { ok: false, reason: 'The audit row is not an array.' };
 // Shared: a page of a million broken rows keeps one slot per row, not an object each.

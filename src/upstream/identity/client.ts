@@ -1,7 +1,7 @@
 /** The identity service's operations the gateway uses, each with the shared bearer token. */
 import type { UpstreamHttp } from '../http.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
-import { readAuditRows } from './audit-row-parsing.js';
+import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 import { isAuditReportEnvelope } from './fast-checks.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
@@ -11,10 +11,12 @@ export interface IdentityClientOptions {
   readonly tokens: TokenManager;
 }
 
-/** A page and the byte length of the upstream body it was read from (the audit cache's size). */
+/** A page, the byte length of the upstream body it was read from, and the heap it may take (the audit cache weighs that). */
 export interface MeasuredAuditPage {
   readonly page: AuditReportPage;
   readonly bodyBytes: number;
+  /** See pageHeapBytes: parsed JSON can take many times the bytes it came in. */
+  readonly heapBytes: number;
 }
 
 export class IdentityClient implements IdentityApi {
@@ -49,7 +51,8 @@ export class IdentityClient implements IdentityApi {
       },
       call,
     );
-    const { rows, failed } = readAuditRows(report.data);
+    const read = readAuditRows(report.data);
+    const { rows, failed } = read;
     if (failed.length > 0) {
       call.log.warn(
         {
@@ -62,6 +65,6 @@ export class IdentityClient implements IdentityApi {
         'audit rows with unreadable records kept in place',
       );
     }
-    return { page: { rows }, bodyBytes };
+    return { page: { rows }, bodyBytes, heapBytes: pageHeapBytes(bodyBytes, read) };
   }
 }
