@@ -92,6 +92,7 @@ const environmentSchema = z.object({
   MAX_REQUEST_BYTES: integer(1024, 64 * 1024 * 1024, 256 * 1024),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
+  // Heap bytes the cached audit pages may take, by estimate (pageHeapBytes), not their body bytes.
   AUDIT_CACHE_MAX_BYTES: integer(0, 16 * 1024 ** 3, 64 * 1024 * 1024),
   AUDIT_CACHE_SETTLE_MS: integer(0, 86_400_000, 60_000),
   SHUTDOWN_DELAY_MS: integer(0, 600_000, 2_000),
