@@ -43,6 +43,11 @@ function fakeIdentity(page: (query: URLSearchParams) => string): Server {
   });
 }
 
+/** A page whose rows are millions of empty arrays: heavy before any record is read. */
+function manyArrays(count: number): string {
+  return `{"header":${JSON.stringify(HEADER)},"data":[${new Array(count).fill('[]').join(',')}],"_links":{"self":{"href":"/x"}}}`;
+}
+
 const QUERY = 'query ($first: Int) { auditEvents(first: $first) { edges { node { ... on AuditRecord { uuid } } } } }';
 
 describe(`heavy audit pages, gateway heap capped at ${HEAP_MB} MB`, () => {
@@ -102,6 +107,18 @@ describe(`heavy audit pages, gateway heap capped at ${HEAP_MB} MB`, () => {
       expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(
         new Array(page.errors).fill('UPSTREAM_INVALID_RESPONSE'),
       );
+    }
+    expect(gateway.child.exitCode).toBeNull();
+  });
+
+  it('a page of millions of empty rows: UPSTREAM_INVALID_RESPONSE, and the gateway keeps serving', { timeout: 60_000 }, async () => {
+    const page = manyArrays(5_000_000);
+    expect(page.length).toBeLessThan(16 * 1024 * 1024);
+    body = () => page;
+    for (let round = 0; round < 2; round++) {
+      const answer = await ask(20);
+      expect(answer.data?.auditEvents ?? null).toBeNull();
+      expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
     }
     expect(gateway.child.exitCode).toBeNull();
   });

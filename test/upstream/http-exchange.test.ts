@@ -9,7 +9,13 @@ import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/logger.js';
-import { DECODE_BATCH_BYTES, UpstreamHttp, type UpstreamHttpOptions, type UpstreamRequest } from '../../src/upstream/http.js';
+import {
+  DECODE_BATCH_BYTES,
+  MAX_BODY_CONTAINERS,
+  UpstreamHttp,
+  type UpstreamHttpOptions,
+  type UpstreamRequest,
+} from '../../src/upstream/http.js';
 import type { UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from '../../src/upstream/index.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 
@@ -187,6 +193,37 @@ describe('answers that do not fit their schema', { timeout: 10_000 }, () => {
       code: 'UPSTREAM_INVALID_RESPONSE',
       detail: { problem: 'body is nested too deeply' },
     });
+  });
+});
+
+describe('a body of many arrays and objects', { timeout: 10_000 }, () => {
+  const answering = (body: string) => {
+    const agent = mockAgent();
+    agent.get('https://library.example').intercept({ path: '/items', method: 'GET' }).reply(200, body);
+    const { http, log } = httpWith('https://library.example', agent);
+    return http.request(getItems(z.unknown()), { log });
+  };
+  const emptyArrays = (count: number) => `[${new Array(count).fill('[]').join(',')}]`;
+
+  it(`is refused past ${MAX_BODY_CONTAINERS} of them, before it is parsed`, async () => {
+    await expect(answering(emptyArrays(MAX_BODY_CONTAINERS))).rejects.toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+      detail: { problem: `body holds more than ${MAX_BODY_CONTAINERS} JSON arrays and objects` },
+    });
+    const emptyObjects = `[${new Array(MAX_BODY_CONTAINERS / 2).fill('{}').join(',')}]`;
+    await expect(answering(`{"a":${emptyArrays(MAX_BODY_CONTAINERS / 2)},"b":${emptyObjects}}`)).rejects.toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+    });
+  });
+
+  it('is read up to that many', async () => {
+    await expect(answering(emptyArrays(MAX_BODY_CONTAINERS - 1))).resolves.toHaveLength(MAX_BODY_CONTAINERS - 1);
+  });
+
+  it('is read whatever brackets its strings hold, escaped quotes and backslashes included', async () => {
+    const brackets = '[{'.repeat(MAX_BODY_CONTAINERS);
+    const text = `\\" ${brackets} \\`;
+    await expect(answering(JSON.stringify({ records: [text, `"${brackets}`] }))).resolves.toEqual({ records: [text, `"${brackets}`] });
   });
 });
 
