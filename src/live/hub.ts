@@ -3,6 +3,7 @@
  * one shared poller per filter, and the catch-up read of subscriptions that give `since` or
  * `resumeAfter`. Reads go through the identity client with the gateway's own credentials.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, UpstreamError } from '../errors.js';
 import { UPSTREAM_ACTIONS } from '../schema/audit/actions.js';
@@ -11,6 +12,7 @@ import { asGatewayError, FilterPoller } from './poller.js';
 import { filterKey, type LiveFilter, type LiveRecord } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { LiveSubscriber, type LiveItem } from './subscriber.js';
+import { Turns } from './turns.js';
 import { readWindow } from './window-read.js';
 
 export interface LiveAuditOptions {
@@ -48,6 +50,8 @@ const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 /** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
+/** Catch-up reads at once, process-wide: each makes upstream calls on the pool that queries use. */
+export const CATCH_UP_TURNS = 4;
 
 export class RateLimitedError extends GatewayError {
   constructor(limit: number) {
@@ -76,6 +80,7 @@ export class LiveAudit {
   readonly #options: LiveAuditOptions & { now: () => number };
   readonly #pollers = new Map<string, FilterPoller>();
   readonly #subscribers = new Set<LiveSubscriber>();
+  readonly #catchUpTurns = new Turns(CATCH_UP_TURNS);
   #closed = false;
   #started = 0;
 
@@ -165,24 +170,30 @@ export class LiveAudit {
     return poller;
   }
 
-  /** Reads from the subscription's floor up to now, retried like a poll, then lets the live records through. */
+  /**
+   * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
+   * through. Only a few catch-up reads run at once; one whose subscription closes stops at once.
+   */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number, start: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
-    for (;;) {
-      if (subscriber.closed) return;
-      const toMillis = now();
+    const { signal } = subscriber;
+    while (!signal.aborted) {
+      const giveBack = await this.#catchUpTurns.take(signal);
+      if (!giveBack) return;
       try {
         const records: LiveRecord[] = await readWindow({
           identity,
           filter,
           fromMillis: floor,
-          toMillis,
+          toMillis: now(),
           log,
+          signal,
           ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
         });
         subscriber.release(records);
         return;
       } catch (error) {
+        if (signal.aborted) return;
         const failure = asGatewayError(error);
         if (now() - start >= giveUpMs) {
           subscriber.release([]);
@@ -190,8 +201,10 @@ export class LiveAudit {
           return;
         }
         log.warn({ code: failure.code, filter }, 'live audit catch-up read failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      } finally {
+        giveBack();
       }
+      await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }
   }
 

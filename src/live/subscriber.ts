@@ -47,6 +47,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #ending: GatewayError | 'complete' | undefined;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
+  /** Aborts when the stream closes: a catch-up read in flight stops at once. */
+  readonly #abort = new AbortController();
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
@@ -57,8 +59,9 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     }
   }
 
-  get closed(): boolean {
-    return this.#closed;
+  /** Aborted once the stream has closed (ended, or its client left). */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
   }
 
   /** Holds the poller's batches until `release`, so a catch-up read is delivered first. */
@@ -172,6 +175,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#queue = [];
     this.#queued.clear();
     this.#held = undefined;
+    this.#abort.abort();
     this.#options.onClose(this);
   }
 
