@@ -50,8 +50,13 @@ const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 /** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
-/** Catch-up reads at once, process-wide: each makes upstream calls on the pool that queries use. */
+/**
+ * Catch-ups under way at once, process-wide: each makes upstream calls on the pool that queries
+ * use, and holds its records until its client has taken them.
+ */
 export const CATCH_UP_TURNS = 4;
+/** A client slow to take its replay passes the turn on after this long, and reads on. */
+export const CATCH_UP_TURN_MS = 30_000;
 
 export class RateLimitedError extends GatewayError {
   constructor(limit: number) {
@@ -172,7 +177,9 @@ export class LiveAudit {
 
   /**
    * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
-   * through. Only a few catch-up reads run at once; one whose subscription closes stops at once.
+   * through. A turn is held from the read until the client has taken the replay (or for
+   * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
+   * subscription closes stops at once.
    */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number, start: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
@@ -190,13 +197,13 @@ export class LiveAudit {
           signal,
           ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
         });
-        subscriber.release(records);
+        await atMost(CATCH_UP_TURN_MS, subscriber.release(records));
         return;
       } catch (error) {
         if (signal.aborted) return;
         const failure = asGatewayError(error);
         if (now() - start >= giveUpMs) {
-          subscriber.release([]);
+          void subscriber.release([]);
           subscriber.fail(failure);
           return;
         }
@@ -226,6 +233,16 @@ export class LiveAudit {
     this.#closed = true;
     for (const subscriber of [...this.#subscribers]) subscriber.complete();
     for (const poller of [...this.#pollers.values()]) poller.stop();
+  }
+}
+
+/** Waits for `promise`, `ms` at most. */
+async function atMost(ms: number, promise: Promise<void>): Promise<void> {
+  const timeUp = new AbortController();
+  try {
+    await Promise.race([promise, sleep(ms, undefined, { signal: timeUp.signal })]);
+  } finally {
+    timeUp.abort();
   }
 }
 

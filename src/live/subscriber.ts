@@ -1,6 +1,7 @@
 /**
- * One live subscription: what it has delivered (for exactly-once and for its resume tokens), a
- * bounded queue of records waiting for the client, and the async iterator GraphQL reads.
+ * One live subscription: what it has delivered (for exactly-once and for its resume tokens), the
+ * records waiting for the client (a catch-up read, then a bounded number of live records), and the
+ * async iterator GraphQL reads.
  *
  * A record is accepted once: not stamped before the subscription's floor, not older than the
  * settle time before the newest record it delivered (a re-read of that time is all that can bring
@@ -9,9 +10,13 @@
  * stream right after its own record, never records queued behind it. That moment (and the queue's
  * length, for the slow-client cut-off) is what a Repeater's buffers do not expose, hence this
  * small iterator of its own.
+ *
+ * A client more than `maxBuffered` records further behind than it has been is cut off: its
+ * records are dropped and it is sent RATE_LIMITED.
  */
 import { GatewayError } from '../errors.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
+import { PendingRecords } from './pending.js';
 import type { LiveRecord } from './records.js';
 import { encodeResumeToken, type DeliveredEntry } from './resume-token.js';
 
@@ -24,7 +29,7 @@ export interface SubscriberOptions {
   readonly filterKey: string;
   readonly floor: number;
   readonly settleMs: number;
-  /** Records the client may leave unread before it counts as too slow. */
+  /** Records the client may fall further behind than it has been before it counts as too slow. */
   readonly maxBuffered: number;
   readonly now: () => number;
   /** Called once when the stream ends, for whatever reason. */
@@ -40,15 +45,16 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #delivered = new Map<string, number>();
   #sweepAt = 256;
   #newest: number | undefined;
-  #queue: LiveRecord[] = [];
-  #queued = new Set<string>();
+  readonly #pending = new PendingRecords();
   /** While the catch-up read runs, the poller's batches wait here. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
+  #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
   /** Aborts when the stream closes: a catch-up read in flight stops at once. */
   readonly #abort = new AbortController();
+  #caughtUp: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
@@ -67,42 +73,57 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   /** Holds the poller's batches until `release`, so a catch-up read is delivered first. */
   hold(): void {
     this.#held ??= [];
+    this.#caughtUp ??= withResolvers();
   }
 
-  release(catchUp: readonly LiveRecord[]): void {
+  /**
+   * Queues the catch-up, then the batches held meanwhile: all of it is where this client starts
+   * (see PendingRecords), so a client that keeps reading gets all of it, then the live records.
+   * Resolves once the client has taken the catch-up (or the stream ended): the hub keeps only a
+   * few catch-ups in memory at once.
+   */
+  release(catchUp: readonly LiveRecord[]): Promise<void> {
     const held = this.#held ?? [];
     this.#held = undefined;
-    this.offer(catchUp);
-    for (const batch of held) this.offer(batch);
+    if (!this.#ending && !this.#detached) {
+      for (const record of catchUp) if (this.#accepts(record)) this.#pending.addCatchUp(record);
+      for (const batch of held) this.#add(batch);
+      this.#pending.startHere();
+    }
+    this.#flush();
+    const caughtUp = this.#caughtUp ?? withResolvers();
+    this.#caughtUp = caughtUp;
+    this.#checkCaughtUp();
+    return caughtUp.promise;
   }
 
-  /** Queues the records this subscription has not delivered; a client far behind is cut off. */
+  /**
+   * Queues the records this subscription has not delivered. A client that has fallen more than
+   * `maxBuffered` records behind since the last batch is cut off (checked before this batch, so a
+   * burst larger than that reaches a client that reads it in time).
+   */
   offer(records: readonly LiveRecord[]): void {
-    if (this.#closed || this.#ending) return;
+    if (this.#ending || this.#detached) return;
     if (this.#held) {
       if (records.length > 0) this.#held.push([...records]);
       return;
     }
-    if (this.#queue.length > this.#options.maxBuffered) {
-      this.#queue = [];
-      this.#queued.clear();
-      this.fail(
-        new GatewayError(
-          'RATE_LIMITED',
-          'The subscription was ended because the client did not keep up with the records it was sent.',
-          { queued: this.#options.maxBuffered },
-        ),
-      );
+    if (this.#pending.behind > this.#options.maxBuffered) {
+      this.#cutOff();
       return;
     }
-    for (const record of records) {
-      if (record.timestamp < this.floor) continue;
-      if (this.#newest !== undefined && record.timestamp < this.#newest - this.#options.settleMs) continue;
-      if (this.#delivered.has(record.digest) || this.#queued.has(record.digest)) continue;
-      this.#queue.push(record);
-      this.#queued.add(record.digest);
-    }
+    this.#add(records);
     this.#flush();
+  }
+
+  #add(records: readonly LiveRecord[]): void {
+    for (const record of records) if (this.#accepts(record)) this.#pending.add(record);
+  }
+
+  #accepts(record: LiveRecord): boolean {
+    if (record.timestamp < this.floor) return false;
+    if (this.#newest !== undefined && record.timestamp < this.#newest - this.#options.settleMs) return false;
+    return !this.#delivered.has(record.digest) && !this.#pending.has(record.digest);
   }
 
   /** Ends the stream after the queued records with this error. */
@@ -117,11 +138,37 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#flush();
   }
 
+  /** Drops what waits and ends the stream with RATE_LIMITED. */
+  #cutOff(): void {
+    this.#pending.clear();
+    this.fail(
+      new GatewayError(
+        'RATE_LIMITED',
+        'The subscription was ended because the client did not keep up with the records it was sent.',
+        { queued: this.#options.maxBuffered },
+      ),
+    );
+  }
+
+  /** No more records will be added: the hub frees the slot, a catch-up read stops. */
+  #detach(): void {
+    if (this.#detached) return;
+    this.#detached = true;
+    this.#held = undefined;
+    this.#abort.abort();
+    this.#caughtUp?.resolve();
+    this.#options.onClose(this);
+  }
+
+  #checkCaughtUp(): void {
+    if (this.#caughtUp && !this.#held && !this.#pending.catchingUp) this.#caughtUp.resolve();
+  }
+
   #take(record: LiveRecord): LiveItem {
-    this.#queued.delete(record.digest);
     this.#delivered.set(record.digest, record.timestamp);
     if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
     if (this.#delivered.size > this.#sweepAt) this.#sweep();
+    this.#checkCaughtUp();
     return { record: record.record, resumeAfter: () => this.#token() };
   }
 
@@ -157,7 +204,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   }
 
   #nextResult(): IteratorResult<LiveItem> | undefined {
-    const record = this.#queue.shift();
+    const record = this.#pending.take();
     if (record) return { done: false, value: this.#take(record) };
     if (this.#ending === undefined) return undefined;
     if (this.#ending !== 'complete') {
@@ -172,11 +219,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#queue = [];
-    this.#queued.clear();
-    this.#held = undefined;
-    this.#abort.abort();
-    this.#options.onClose(this);
+    this.#pending.clear();
+    this.#detach();
   }
 
   next(): Promise<IteratorResult<LiveItem>> {
@@ -204,4 +248,10 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   [Symbol.asyncIterator](): this {
     return this;
   }
+}
+
+function withResolvers(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
 }

@@ -1,6 +1,9 @@
-/** How records flow to clients: catch-up reads of clients that leave at once. */
+/**
+ * How records flow to clients: catch-up reads of clients that leave at once, and a replay of a
+ * busy window to a client that reads it.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, LIVE_QUERY, sleep, startLiveServer, type LiveServer } from './live-server.js';
+import { API_KEY, LIVE_QUERY, registered, sleep, startLiveServer, subscribeSse, subscribeWs, type LiveServer } from './live-server.js';
 import { openRawWs } from './raw-clients.js';
 
 let server: LiveServer | undefined;
@@ -17,6 +20,12 @@ async function until(test: () => boolean, timeoutMs: number, what: string) {
     if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
     await sleep(20);
   }
+}
+
+/** Inserts `count` records of `objectType`, one per millisecond-distinct time, spread over [from, to). */
+function insertSpread(live: LiveServer, count: number, objectType: string, from: number, to: number): string[] {
+  const step = (to - from) / count;
+  return Array.from({ length: count }, (_, i) => live.sim.control.insertEvents(1, { objectType, timestamp: Math.floor(from + i * step) })[0]!.uuid);
 }
 
 describe('catch-up reads', () => {
@@ -50,5 +59,29 @@ describe('catch-up reads', () => {
     // Unbounded, 300 reads of 200 ms each queue on 8 connections for 7.5 s ahead of the query.
     expect(await query()).toBeLessThan(2000);
     expect(live.sim.control.counters().audit - before).toBeLessThan(30);
+  }, 40_000);
+});
+
+describe.each([
+  ['SSE', subscribeSse],
+  ['WebSocket', subscribeWs],
+])('a replay of a busy window over %s', (_transport, subscribe) => {
+  it('is delivered whole to a client that reads it, then the live records', async () => {
+    server = await startLiveServer();
+    const live = server;
+    const now = Date.now();
+    const replayed = insertSpread(live, 4000, 'Busy', now - 120_000, now - 10_000);
+    const sub = await registered(live, () => subscribe(live.url, { filter: { objectType: 'Busy' }, since: new Date(now - 180_000).toISOString() }));
+    cleanups.push(() => sub.stop());
+    // New records keep arriving while the client reads the replay.
+    const arrived: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      arrived.push(...live.sim.control.insertEvents(1, { objectType: 'Busy' }).map((r) => r.uuid));
+      await sleep(50);
+    }
+    await sub.received.until((r) => r.uuids.length >= replayed.length + arrived.length || r.done, 30_000);
+    expect(sub.received.errors).toEqual([]);
+    expect(sub.received.uuids.slice(0, replayed.length)).toEqual(replayed);
+    expect(sub.received.uuids.slice(replayed.length).sort()).toEqual([...arrived].sort());
   }, 40_000);
 });
