@@ -10,9 +10,9 @@ import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { RequestState } from './context.js';
-import type { LiveAudit } from './live/index.js';
+import { LIVE_SOCKET, type LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
 import { ConnectionOperations, neverAnswered, type Operation } from './websocket-operations.js';
 import type { GatewayYoga } from './yoga.js';
@@ -69,8 +69,8 @@ const withCode = (errors: readonly GraphQLError[], code: string) =>
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
-  /** Per connection: the handshake's request, its id and the caller it admitted. */
-  const connections = new WeakMap<object, { request: Request; state: RequestState }>();
+  /** Per connection: the handshake's request, its id and the caller it admitted, and its socket. */
+  const connections = new WeakMap<object, { request: Request; state: RequestState; socket: WebSocket }>();
   /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
   const operations = new Map<object, ConnectionOperations>();
   const operationsOf = (ctx: object) => {
@@ -83,8 +83,14 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   async function prepare(ctx: object, payload: SubscribePayload, operation: Operation): Promise<ExecutionArgs | GraphQLError[]> {
     const connection = connections.get(ctx);
     if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
-    // Every operation of the connection carries the handshake's request id and caller.
-    const enveloped = yoga.getEnveloped({ ...connection.state, request: connection.request, params: payload });
+    // Every operation of the connection carries the handshake's request id and caller, and its
+    // socket: closed should the client of a live subscription stop reading.
+    const enveloped = yoga.getEnveloped({
+      ...connection.state,
+      [LIVE_SOCKET]: connection.socket,
+      request: connection.request,
+      params: payload,
+    });
     let document;
     try {
       document = enveloped.parse(payload.query);
@@ -126,7 +132,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
           log.info(refusal, 'websocket connection refused: caller not authenticated');
           return false;
         }
-        connections.set(ctx, { request, state });
+        connections.set(ctx, { request, state, socket: ctx.extra.socket });
         return true;
       },
       onSubscribe: async (ctx, id, payload) => {

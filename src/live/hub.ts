@@ -26,6 +26,10 @@ export interface LiveAuditOptions {
   readonly maxFilters: number;
   /** Records a client may leave unread before it is disconnected. */
   readonly maxBuffered?: number;
+  /** How long a client may take nothing while records wait for it (see LiveSubscriber). */
+  readonly stallMs?: number;
+  /** How long an ended stream waits for its client before the connection is ended. */
+  readonly endGraceMs?: number;
   readonly pageSize?: number;
   readonly now?: () => number;
 }
@@ -179,7 +183,7 @@ export class LiveAudit {
    * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
    * through. A turn is held from the read until the client has taken the replay (or for
    * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
-   * subscription closes stops at once.
+   * client leaves stops at once.
    */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number, start: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
@@ -213,6 +217,12 @@ export class LiveAudit {
       }
       await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }
+  }
+
+  /** Tells a stream how to end its client's connection should the client stop reading. */
+  connect(stream: AsyncIterableIterator<LiveItem>, endIfUndrained: (() => void) | undefined): void {
+    if (!(stream instanceof LiveSubscriber)) return;
+    stream.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
   }
 
   #remove(subscriber: LiveSubscriber, key: string): void {

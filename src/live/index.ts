@@ -5,7 +5,8 @@ import type { Upstreams } from '../upstream/types.js';
 import { LiveAudit, type LiveAuditOptions } from './hub.js';
 
 export { LiveAudit, RateLimitedError, type LiveAuditOptions, type LiveAuditStats, type LiveSubscribeArgs } from './hub.js';
-export { liveAuditOf, useLiveAudit } from './plugin.js';
+export { LIVE_SOCKET } from './connection.js';
+export { liveAuditOf, subscribeLive, useLiveAudit } from './plugin.js';
 export type { LiveItem } from './subscriber.js';
 
 /** The gateway's LiveAudit, from its configuration; `tuning` is for tests and the bench. */
@@ -13,7 +14,7 @@ export function createLiveAudit(
   config: Config,
   upstreams: Upstreams,
   log: Logger,
-  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered'> = {},
+  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs'> = {},
 ): LiveAudit {
   return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
 }

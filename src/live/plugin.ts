@@ -5,7 +5,9 @@
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { GatewayError } from '../errors.js';
-import type { LiveAudit } from './hub.js';
+import { connectionEnderOf } from './connection.js';
+import type { LiveAudit, LiveSubscribeArgs } from './hub.js';
+import type { LiveItem } from './subscriber.js';
 
 const LIVE_AUDIT_FIELD = 'liveAudit';
 
@@ -13,6 +15,14 @@ export function liveAuditOf(context: object): LiveAudit {
   const live = (context as { [LIVE_AUDIT_FIELD]?: LiveAudit })[LIVE_AUDIT_FIELD];
   if (!live) throw new Error('live audit subscriptions are not set up on this server');
   return live;
+}
+
+/** Starts a subscription for an operation, able to end the operation's connection (see connection.ts). */
+export function subscribeLive(context: object, args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
+  const live = liveAuditOf(context);
+  const stream = live.subscribe(args);
+  live.connect(stream, connectionEnderOf(context));
+  return stream;
 }
 
 const isRateLimited = (error: GraphQLError) =>

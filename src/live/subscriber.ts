@@ -11,14 +11,18 @@
  * length, for the slow-client cut-off) is what a Repeater's buffers do not expose, hence this
  * small iterator of its own.
  *
- * A client more than `maxBuffered` records further behind than it has been is cut off: its
- * records are dropped and it is sent RATE_LIMITED.
+ * A client that does not keep up (more than `maxBuffered` records further behind than it has
+ * been, or nothing taken for `stallMs` while records wait) is cut off: its records are dropped,
+ * its slot and poller interest freed at once, and it is sent RATE_LIMITED; a connection that has
+ * not drained `endGraceMs` later is ended. So is the connection of an ended stream whose client
+ * takes nothing for `endGraceMs`: the transport would otherwise wait for that client for ever.
  */
 import { GatewayError } from '../errors.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { PendingRecords } from './pending.js';
 import type { LiveRecord } from './records.js';
 import { encodeResumeToken, type DeliveredEntry } from './resume-token.js';
+import { StallWatch } from './stall-watch.js';
 
 /** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
@@ -32,11 +36,24 @@ export interface SubscriberOptions {
   /** Records the client may fall further behind than it has been before it counts as too slow. */
   readonly maxBuffered: number;
   readonly now: () => number;
-  /** Called once when the stream ends, for whatever reason. */
+  /** Called once as soon as the stream takes no more records (ended, cut off, client gone): frees its slot. */
   readonly onClose: (subscriber: LiveSubscriber) => void;
   /** Where a resumed stream starts: records its predecessor delivered. */
   readonly resumedFrom?: { readonly newest: number; readonly delivered: readonly DeliveredEntry[] };
 }
+
+/** How a subscriber reaches its client's connection; see `LiveSubscriber.connect`. */
+export interface ConnectionOptions {
+  /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
+  readonly endIfUndrained?: (() => void) | undefined;
+  readonly stallMs?: number | undefined;
+  readonly endGraceMs?: number | undefined;
+}
+
+/** A pause this long with records waiting: the connection does not drain. */
+export const DEFAULT_STALL_MS = 10_000;
+/** Time a cut-off client's connection has to drain, and an ended stream's client to take the rest. */
+export const DEFAULT_END_GRACE_MS = 5_000;
 
 export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly floor: number;
@@ -49,12 +66,15 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   /** While the catch-up read runs, the poller's batches wait here. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
+  /** No more records come: the slot and the poller's interest are given back. */
   #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
-  /** Aborts when the stream closes: a catch-up read in flight stops at once. */
+  /** Aborts when no more records are wanted: a catch-up read in flight stops at once. */
   readonly #abort = new AbortController();
   #caughtUp: { promise: Promise<void>; resolve: () => void } | undefined;
+  #connection: ConnectionOptions = {};
+  readonly #stall = new StallWatch({ limitMs: () => this.#pauseAllowed(), onStall: () => this.#stalled() });
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
@@ -65,9 +85,14 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     }
   }
 
-  /** Aborted once the stream has closed (ended, or its client left). */
+  /** Aborted once the stream wants no more records (ended, cut off, or its client left). */
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  /** How this stream's connection is ended when its client stops reading, and how soon. */
+  connect(connection: ConnectionOptions): void {
+    this.#connection = connection;
   }
 
   /** Holds the poller's batches until `release`, so a catch-up read is delivered first. */
@@ -129,18 +154,22 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   /** Ends the stream after the queued records with this error. */
   fail(error: GatewayError): void {
     this.#ending ??= error;
+    this.#detach();
     this.#flush();
   }
 
   /** Ends the stream after the queued records. */
   complete(): void {
     this.#ending ??= 'complete';
+    this.#detach();
     this.#flush();
   }
 
-  /** Drops what waits and ends the stream with RATE_LIMITED. */
+  /** Drops what waits and ends the stream with RATE_LIMITED; the client's slot is free at once. */
   #cutOff(): void {
     this.#pending.clear();
+    const endIfUndrained = this.#connection.endIfUndrained;
+    if (endIfUndrained) setTimeout(endIfUndrained, this.#endGraceMs()).unref();
     this.fail(
       new GatewayError(
         'RATE_LIMITED',
@@ -162,6 +191,27 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   #checkCaughtUp(): void {
     if (this.#caughtUp && !this.#held && !this.#pending.catchingUp) this.#caughtUp.resolve();
+  }
+
+  /** How long the client may pause: only while something waits for it that it has not asked for. */
+  #pauseAllowed(): number | undefined {
+    if (this.#closed || this.#waiting) return undefined;
+    if (this.#ending !== undefined) return this.#endGraceMs();
+    return this.#pending.size > 0 ? (this.#connection.stallMs ?? DEFAULT_STALL_MS) : undefined;
+  }
+
+  #endGraceMs(): number {
+    return this.#connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
+  }
+
+  #stalled(): void {
+    if (this.#ending === undefined) {
+      this.#cutOff();
+      return;
+    }
+    // Ended, and its client has not taken what is left: its connection does not drain.
+    this.#connection.endIfUndrained?.();
+    this.#close();
   }
 
   #take(record: LiveRecord): LiveItem {
@@ -195,12 +245,14 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   #flush(): void {
     const waiting = this.#waiting;
-    if (!waiting) return;
-    const next = this.#nextResult();
-    if (next) {
+    if (waiting) {
+      const next = this.#nextResult();
+      if (!next) return;
       this.#waiting = undefined;
+      this.#stall.pulled();
       waiting(next);
     }
+    this.#stall.arm();
   }
 
   #nextResult(): IteratorResult<LiveItem> | undefined {
@@ -219,14 +271,19 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stall.stop();
     this.#pending.clear();
     this.#detach();
   }
 
   next(): Promise<IteratorResult<LiveItem>> {
     if (this.#closed) return Promise.resolve({ done: true, value: undefined });
+    this.#stall.pulled();
     const ready = this.#nextResult();
-    if (ready) return Promise.resolve(ready);
+    if (ready) {
+      this.#stall.arm();
+      return Promise.resolve(ready);
+    }
     return new Promise((resolve) => {
       this.#waiting = resolve;
     });

@@ -2,7 +2,7 @@
  * Subscription.auditEventAdded: live audit records, delivered exactly once, oldest first. The
  * streams come from src/live (shared pollers per filter); this file only declares the types.
  */
-import { liveAuditOf, type LiveItem } from '../live/index.js';
+import { subscribeLive, type LiveItem } from '../live/index.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { builder } from './builder.js';
 import { AuditActionEnum } from './audit/connection-types.js';
@@ -48,7 +48,7 @@ builder.subscriptionField('auditEventAdded', (t) =>
         description: 'The `resumeAfter` of the last record a client received: continue right after it.',
       }),
     },
-    subscribe: (_root, args, context) => liveAuditOf(context).subscribe(args),
+    subscribe: (_root, args, context) => subscribeLive(context, args),
     resolve: (item: LiveItem) => {
       if (item.error) throw item.error;
       return item;

@@ -1,10 +1,11 @@
 /**
- * How records flow to clients: catch-up reads of clients that leave at once, and a replay of a
- * busy window to a client that reads it.
+ * How records flow to clients that read at different speeds: catch-up reads of clients that leave
+ * at once, a replay of a busy window to a client that reads it, and clients that stop reading.
  */
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, LIVE_QUERY, registered, sleep, startLiveServer, subscribeSse, subscribeWs, type LiveServer } from './live-server.js';
-import { openRawWs } from './raw-clients.js';
+import { openRawWs, stalledSse, stalledWs } from './raw-clients.js';
 
 let server: LiveServer | undefined;
 const cleanups: (() => unknown)[] = [];
@@ -83,5 +84,28 @@ describe.each([
     expect(sub.received.errors).toEqual([]);
     expect(sub.received.uuids.slice(0, replayed.length)).toEqual(replayed);
     expect(sub.received.uuids.slice(replayed.length).sort()).toEqual([...arrived].sort());
+  }, 40_000);
+});
+
+describe.each([
+  ['SSE', async (url: string, variables: object) => stalledSse(url, variables)],
+  ['WebSocket', stalledWs],
+])('a client that stops reading over %s', (_transport, stalled) => {
+  it('is cut off: its slot is free again at once, and its connection is ended', async () => {
+    const serverSockets: Socket[] = [];
+    server = await startLiveServer({ stallMs: 3000, endGraceMs: 500, onConnection: (socket) => void serverSockets.push(socket) });
+    const live = server;
+    const now = Date.now();
+    // Tokens of 128 digests make each record about 2 KB: more than the sockets' buffers hold.
+    insertSpread(live, 5000, 'Stall', now - 100_000, now - 1000);
+    const client = await registered(live, () => stalled(live.url, { filter: { objectType: 'Stall' }, since: new Date(now - 120_000).toISOString() }));
+    cleanups.push(() => client.destroy());
+    // Found while open: a destroyed socket no longer knows its peer.
+    const serverSide = serverSockets.find((s) => s.remotePort === client.localPort);
+    expect(serverSide).toBeDefined();
+
+    await until(() => live.liveAudit.stats().subscriptions === 0, 20_000, 'slot freed');
+    await until(() => serverSide!.destroyed, 5_000, 'connection ended');
+    expect(live.liveAudit.stats().pollers).toEqual([]);
   }, 40_000);
 });

@@ -3,7 +3,7 @@
  * a fresh simulator, with short live-poll intervals, plus real graphql-sse and graphql-ws clients.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -35,8 +35,12 @@ export async function startLiveServer(
     simulator?: SimulatorOptions;
     pageSize?: number;
     maxBuffered?: number;
+    stallMs?: number;
+    endGraceMs?: number;
     /** Sees every HTTP request before the gateway does. */
     onRequest?: (request: IncomingMessage) => void;
+    /** Sees every connection the server accepts (HTTP and WebSocket alike). */
+    onConnection?: (socket: Socket) => void;
   } = {},
 ): Promise<LiveServer> {
   const sim = await startSimulator({ eventCount: 200, ...options.simulator });
@@ -55,12 +59,15 @@ export async function startLiveServer(
   const liveAudit = createLiveAudit(config, upstreams, log, {
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     ...(options.maxBuffered ? { maxBuffered: options.maxBuffered } : {}),
+    ...(options.stallMs ? { stallMs: options.stallMs } : {}),
+    ...(options.endGraceMs ? { endGraceMs: options.endGraceMs } : {}),
   });
   const yoga = createGateway({ config, upstreams, log, liveAudit });
   const server = createServer((request, response) => {
     options.onRequest?.(request);
     void yoga(request, response);
   });
+  if (options.onConnection) server.on('connection', options.onConnection);
   const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
