@@ -2,6 +2,7 @@
  * A gateway wired to a fresh simulator over real HTTP, driven in-process through yoga.fetch.
  * Logs go to memory so tests can read them.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js';
@@ -9,6 +10,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../src
 import { createUpstreams, type UpstreamOptions } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
 import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/yoga.js';
+import { listen, type Listening } from './listen.js';
 import { MemoryLog } from './memory-log.js';
 import { simulatorEnv } from './simulator-env.js';
 
@@ -94,4 +96,18 @@ export async function startTestGateway(
       await sim.close();
     },
   };
+}
+
+/** A test gateway served over real HTTP to the tests of one file: started before them, closed after. */
+export function servedGateway(): { readonly gateway: TestGateway; readonly server: Listening } {
+  const served = {} as { gateway: TestGateway; server: Listening };
+  beforeAll(async () => {
+    served.gateway = await startTestGateway();
+    served.server = await listen(served.gateway.yoga);
+  });
+  afterAll(async () => {
+    await served.server?.close();
+    await served.gateway?.close();
+  });
+  return served;
 }

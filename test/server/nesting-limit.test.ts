@@ -3,34 +3,24 @@
  * (HTTP 500, INTERNAL_SERVER_ERROR). Over real HTTP they are parse failures, and a document nested
  * to the limit is parsed and validated without trouble.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operationLimits } from '../../src/plugins/operation-limits.js';
 import { nestedTooDeeply } from '../../src/plugins/nesting-limit.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { listen, type Listening } from '../helpers/listen.js';
+import { servedGateway } from '../helpers/gateway.js';
 
-let gateway: TestGateway;
-let server: Listening;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  server = await listen(gateway.yoga);
-});
-afterAll(async () => {
-  await server.close();
-  await gateway.close();
-});
+const served = servedGateway();
 
 const TOO_DEEP = `Syntax Error: The document is nested too deeply (more than ${operationLimits.maxNesting} levels).`;
 
 const post = (query: string) =>
-  fetch(server.url, {
+  fetch(served.server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
     body: JSON.stringify({ query }),
   });
 
 const upstreamCalls = () => {
-  const c = gateway.sim.control.counters();
+  const c = served.gateway.sim.control.counters();
   return c.token + c.audit + c.session + c.files;
 };
 
@@ -44,12 +34,12 @@ describe('nesting limit', () => {
     ['lists in an _entities representation', deepRepresentation(3900)],
     ['selection sets', `{ a ${'{ a '.repeat(3000)}${'}'.repeat(3001)}`],
   ])('answers %s thousands deep with 400 GRAPHQL_PARSE_FAILED, calling no upstream', async (_case, query) => {
-    gateway.sim.control.resetCounters();
+    served.gateway.sim.control.resetCounters();
     const response = await post(query);
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ errors: [{ message: TOO_DEEP, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
     expect(upstreamCalls()).toBe(0);
-    expect(gateway.logs().filter((line) => (line.level as number) >= 50 || /RangeError/.test(JSON.stringify(line)))).toEqual([]);
+    expect(served.gateway.logs().filter((line) => (line.level as number) >= 50 || /RangeError/.test(JSON.stringify(line)))).toEqual([]);
   });
 
   it('parses and validates a document nested to the limit, and refuses one level more', async () => {

@@ -4,28 +4,18 @@
  * a malformed multipart body, INTERNAL_SERVER_ERROR. Like a JSON body that does not parse, they
  * are 400 BAD_REQUEST, and well-formed ones are served as before.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { listen, type Listening } from '../helpers/listen.js';
+import { describe, expect, it } from 'vitest';
+import { servedGateway } from '../helpers/gateway.js';
 
-let gateway: TestGateway;
-let server: Listening;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  server = await listen(gateway.yoga);
-});
-afterAll(async () => {
-  await server.close();
-  await gateway.close();
-});
+const served = servedGateway();
 
 /** A header a cross-site form cannot send: GET, form and multipart requests need one. */
 const CSRF = { 'x-graphql-yoga-csrf': '1' };
 const TYPENAME = encodeURIComponent('{ __typename }');
 
-const get = (query: string) => fetch(`${server.url}?${query}`, { headers: CSRF });
+const get = (query: string) => fetch(`${served.server.url}?${query}`, { headers: CSRF });
 const postForm = (body: string) =>
-  fetch(server.url, { method: 'POST', headers: { ...CSRF, 'content-type': 'application/x-www-form-urlencoded' }, body });
+  fetch(served.server.url, { method: 'POST', headers: { ...CSRF, 'content-type': 'application/x-www-form-urlencoded' }, body });
 
 async function expectBadRequest(response: Response, message: string | RegExp) {
   expect(response.status).toBe(400);
@@ -35,7 +25,7 @@ async function expectBadRequest(response: Response, message: string | RegExp) {
   expect(body.errors[0]!.message).toMatch(message);
 }
 
-const errorLines = () => gateway.logs().filter((line) => (line.level as number) >= 50);
+const errorLines = () => served.gateway.logs().filter((line) => (line.level as number) >= 50);
 
 describe('GraphQL parameters in a query string or a form body', () => {
   it.each([
@@ -76,7 +66,7 @@ describe('GraphQL parameters in a multipart body', () => {
   const postMultipart = (fields: Record<string, string>) => {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    return fetch(server.url, { method: 'POST', headers: CSRF, body: form });
+    return fetch(served.server.url, { method: 'POST', headers: CSRF, body: form });
   };
 
   it.each([

@@ -3,21 +3,11 @@
  * INTERNAL_SERVER_ERROR for the field. Over real HTTP, a literal is a validation failure and a
  * variable is BAD_USER_INPUT, both before any upstream call; 0 and more still stream.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { listen, type Listening } from '../helpers/listen.js';
+import { servedGateway } from '../helpers/gateway.js';
 
-let gateway: TestGateway;
-let server: Listening;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  server = await listen(gateway.yoga);
-});
-afterAll(async () => {
-  await server.close();
-  await gateway.close();
-});
+const served = servedGateway();
 
 interface Answer {
   errors?: { message: string; extensions?: { code?: string } }[];
@@ -25,14 +15,14 @@ interface Answer {
 }
 
 const post = (query: string, variables: Record<string, unknown> | undefined, accept: string) =>
-  fetch(server.url, {
+  fetch(served.server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept },
     body: JSON.stringify({ query, variables }),
   });
 
 const upstreamCalls = () => {
-  const c = gateway.sim.control.counters();
+  const c = served.gateway.sim.control.counters();
   return c.token + c.audit + c.session + c.files;
 };
 
@@ -44,7 +34,7 @@ describe('@stream initialCount', () => {
     ['-1', '@stream initialCount must be 0 or more, found -1.'],
     ['null', '@stream initialCount must be 0 or more, found null.'],
   ])('refuses the literal %s with 400 GRAPHQL_VALIDATION_FAILED', async (count, message) => {
-    gateway.sim.control.resetCounters();
+    served.gateway.sim.control.resetCounters();
     const response = await post(streamed(count), undefined, 'application/graphql-response+json');
     expect(response.status).toBe(400);
     const body = (await response.json()) as Answer;
@@ -64,7 +54,7 @@ describe('@stream initialCount', () => {
     ['null', '($n: Int)', { n: null }, 'null'],
     ['a default below 0', '($n: Int = -3)', {}, '-3'],
   ])('refuses a variable given %s with BAD_USER_INPUT, before any upstream call', async (_case, definitions, variables, shown) => {
-    gateway.sim.control.resetCounters();
+    served.gateway.sim.control.resetCounters();
     const response = await post(streamed('$n', definitions), variables, 'application/json');
     const body = (await response.json()) as Answer;
     expect(body.errors?.map((e) => [e.message, e.extensions?.code])).toEqual([

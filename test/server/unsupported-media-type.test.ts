@@ -2,20 +2,10 @@
  * A POST whose content type the gateway does not read used to get 415 with an empty body. Over real
  * HTTP it is still 415, now with a JSON error carrying BAD_REQUEST, and nothing reaches an upstream.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { listen, type Listening } from '../helpers/listen.js';
+import { describe, expect, it } from 'vitest';
+import { servedGateway } from '../helpers/gateway.js';
 
-let gateway: TestGateway;
-let server: Listening;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  server = await listen(gateway.yoga);
-});
-afterAll(async () => {
-  await server.close();
-  await gateway.close();
-});
+const served = servedGateway();
 
 const BODY = JSON.stringify({ query: '{ auditEvents(first: 1) { edges { cursor } } }' });
 
@@ -25,8 +15,8 @@ describe('unsupported content types', () => {
     ['application/graphql-response+json', 'application/graphql-response+json'],
     ['no content type', undefined],
   ])('answers a POST of %s with 415 and a JSON BAD_REQUEST error', async (_case, contentType) => {
-    gateway.sim.control.resetCounters();
-    const response = await fetch(server.url, {
+    served.gateway.sim.control.resetCounters();
+    const response = await fetch(served.server.url, {
       method: 'POST',
       headers: { 'x-graphql-yoga-csrf': '1', ...(contentType ? { 'content-type': contentType } : {}) },
       // Bytes: fetch gives them no content type of its own.
@@ -42,14 +32,14 @@ describe('unsupported content types', () => {
         },
       ],
     });
-    const { token, audit } = gateway.sim.control.counters();
+    const { token, audit } = served.gateway.sim.control.counters();
     expect(token + audit).toBe(0);
-    expect(gateway.logs().filter((line) => (line.level as number) >= 50)).toEqual([]);
+    expect(served.gateway.logs().filter((line) => (line.level as number) >= 50)).toEqual([]);
   });
 
   it('still serves the content types it reads', async () => {
     for (const contentType of ['application/json', 'application/graphql+json', 'application/json; charset=utf-8']) {
-      const response = await fetch(server.url, {
+      const response = await fetch(served.server.url, {
         method: 'POST',
         headers: { 'content-type': contentType },
         body: JSON.stringify({ query: '{ __typename }' }),
