@@ -22,6 +22,7 @@ import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-quer
 import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useOperationLimits } from './plugins/operation-limits.js';
+import { createParseCache } from './plugins/parse-cache.js';
 import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
@@ -169,6 +170,7 @@ export function createGateway({
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
   const maskError = errorMaskingFor(config.maxRequestBytes);
+  const parseCache = createParseCache();
   const plugins: Plugin[] = [
     useRequestId(),
     useWebSocketHandshake(),
@@ -196,6 +198,7 @@ export function createGateway({
     useStreamInitialCount(),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
     ...useIntrospectionPolicy(config.introspection),
+    parseCache.forgetInvalidDocuments,
     useErrorLog(loggedErrors) as Plugin,
     useRowErrors() as Plugin,
     useJitForAuditPages(),
@@ -221,6 +224,8 @@ export function createGateway({
     landingPage: false,
     logging: yogaLogger(log, loggedErrors),
     maskedErrors: { maskError },
+    // Bounded in bytes: Yoga's own keeps 1024 documents of any size (src/plugins/parse-cache.ts).
+    parserAndValidationCache: { documentCache: parseCache.documents, errorCache: parseCache.errors },
     // useRequestBodyLimit: by the announced length, and counted while read when not framed by it.
     maxRequestBodySize: false,
     cors: corsFor(config.corsOrigins, config.corsLoopbackOrigins),
