@@ -2,11 +2,13 @@
  * graphql-jit for audit pages: compiling the operation pays off on 5000-row pages, where field
  * execution dominates. Other operations keep graphql-js: graphql-jit drops the items of a list
  * whose resolver rejects (seen with `_entities`), where graphql-js keeps them as null; and it
- * ignores @defer/@stream.
+ * ignores @defer/@stream. Compiled queries are kept in a cache bounded in bytes
+ * (src/plugins/compiled-queries.ts): an operation runs on graphql-js the first time it is sent.
  */
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import { BREAK, getOperationAST, Kind, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { BREAK, getOperationAST, Kind, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Logger } from '../logger.js';
+import { createCompiledQueries, type Compilation, type CompiledQueries } from './compiled-queries.js';
 
 const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
 
@@ -28,19 +30,33 @@ function usesIncrementalDelivery(document: DocumentNode): boolean {
 /** Yoga hands out one parsed document per query text: the walk is done once per document. */
 const incremental = new WeakMap<DocumentNode, boolean>();
 
-function onlyAuditPages({ document, operationName }: ExecutionArgs): boolean {
+/** The operation to run, when graphql-jit may run it. */
+function auditPagesOperation({ document, operationName }: ExecutionArgs): OperationDefinitionNode | undefined {
   const operation = getOperationAST(document, operationName);
-  if (operation?.operation !== 'query') return false;
+  if (operation?.operation !== 'query') return undefined;
   let usesIncremental = incremental.get(document);
   if (usesIncremental === undefined) incremental.set(document, (usesIncremental = usesIncrementalDelivery(document)));
-  return (
+  const onlyAuditPages =
     !usesIncremental &&
     operation.selectionSet.selections.every(
       (selection) => selection.kind === Kind.FIELD && COMPILED_ROOT_FIELDS.has(selection.name.value),
-    )
+    );
+  return onlyAuditPages ? operation : undefined;
+}
+
+function logCompilation(compilation: Compilation, { contextValue }: ExecutionArgs): void {
+  (contextValue as { log?: Logger }).log?.debug(
+    { jit: compilation },
+    compilation.kept ? 'graphql-jit compiled the operation' : 'graphql-jit compiled the operation, too costly to keep: graphql-js runs it',
   );
 }
 
-export function useJitForAuditPages(): Plugin {
-  return useGraphQlJit({}, { enableIf: onlyAuditPages }) as Plugin;
+export function useJitForAuditPages(compiledQueries: CompiledQueries = createCompiledQueries(undefined, logCompilation)): Plugin {
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const operation = auditPagesOperation(args);
+      const execute = operation && compiledQueries.executeFor(args, operation);
+      if (execute) setExecuteFn(execute);
+    },
+  };
 }

@@ -1,0 +1,145 @@
+/**
+ * graphql-jit's compiled queries (src/plugins/compiled-queries.ts, used by src/plugins/jit.ts): an
+ * audit operation is compiled the second time it is sent and then served from the cache, each
+ * operation of a document runs as itself, one too costly to keep is compiled once and left to
+ * graphql-js, and the cache keeps no more bytes than its budget.
+ */
+import { createSchema, createYoga } from 'graphql-yoga';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompiledQueries, type Compilation } from '../../src/plugins/compiled-queries.js';
+import { useJitForAuditPages } from '../../src/plugins/jit.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const schema = createSchema({
+  typeDefs: /* GraphQL */ `
+    type Query {
+      auditEvents(first: Int!): Page!
+      other: String
+    }
+    type Page {
+      rows: [Row!]!
+    }
+    type Row {
+      n: Int!
+      label: String!
+    }
+  `,
+  resolvers: {
+    Query: {
+      auditEvents: (_: unknown, { first }: { first: number }) => ({
+        rows: Array.from({ length: first }, (_, n) => ({ n, label: `row ${n}` })),
+      }),
+      other: () => 'other',
+    },
+  },
+});
+
+function server(maxBytes?: number) {
+  const compilations: Compilation[] = [];
+  const compiledQueries = createCompiledQueries(maxBytes, (compilation) => compilations.push(compilation));
+  const yoga = createYoga({ schema, logging: false, plugins: [useJitForAuditPages(compiledQueries)] });
+  const send = async (query: string, operationName?: string) => {
+    const response = await yoga.fetch('http://yoga.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, operationName }),
+    });
+    return (await response.json()) as { data?: unknown; errors?: unknown[] };
+  };
+  return { send, compilations, cache: compiledQueries.cache };
+}
+
+const rows = (count: number) => Array.from({ length: count }, (_, n) => ({ n, label: `row ${n}` }));
+
+describe('compiled queries', () => {
+  it('compile an audit operation the second time it is sent, then serve it from the cache', async () => {
+    const { send, compilations, cache } = server();
+    const query = '{ auditEvents(first: 3) { rows { n label } } }';
+    expect(await send(query)).toEqual({ data: { auditEvents: { rows: rows(3) } } });
+    expect(compilations).toHaveLength(0);
+    for (let i = 0; i < 4; i++) expect(await send(query)).toEqual({ data: { auditEvents: { rows: rows(3) } } });
+    expect(compilations).toMatchObject([{ operation: '(anonymous)', kept: true }]);
+    expect(cache.size).toBe(1);
+  });
+
+  it('leave other operations to graphql-js', async () => {
+    const { send, compilations } = server();
+    for (let i = 0; i < 3; i++) expect(await send('{ other auditEvents(first: 1) { rows { n } } }')).toMatchObject({ data: { other: 'other' } });
+    expect(compilations).toHaveLength(0);
+  });
+
+  it('run each operation of a document as itself', async () => {
+    const { send, compilations } = server();
+    const query = 'query A { auditEvents(first: 1) { rows { n } } } query B { auditEvents(first: 2) { rows { label } } }';
+    for (let i = 0; i < 3; i++) {
+      expect(await send(query, 'A')).toEqual({ data: { auditEvents: { rows: [{ n: 0 }] } } });
+      expect(await send(query, 'B')).toEqual({ data: { auditEvents: { rows: [{ label: 'row 0' }, { label: 'row 1' }] } } });
+    }
+    expect(compilations.map((c) => c.operation).sort()).toEqual(['A', 'B']);
+  });
+
+  it('compile an operation too costly to keep once, and leave it to graphql-js', async () => {
+    // A budget of 128 KB keeps operations of up to 32 KB: 20 aliases of a page are more.
+    const { send, compilations, cache } = server(128 * 1024);
+    const aliases = Array.from({ length: 20 }, (_, i) => `p${i}: auditEvents(first: 2) { rows { n label } }`).join(' ');
+    for (let i = 0; i < 4; i++) expect(await send(`{ ${aliases} }`)).toMatchObject({ data: { p0: { rows: rows(2) }, p19: { rows: rows(2) } } });
+    expect(compilations).toMatchObject([{ kept: false }]);
+    expect(compilations[0]!.bytes).toBeGreaterThan(32 * 1024);
+    // What is left is the note not to compile it again: the cost of its key.
+    expect(cache.size).toBe(1);
+    expect(cache.calculatedSize).toBeLessThan(compilations[0]!.bytes! / 10);
+  });
+
+  it('keep no more bytes than the budget: the least recently used operations go first', async () => {
+    const budget = 1024 * 1024;
+    const { send, compilations, cache } = server(budget);
+    const queries = Array.from({ length: 40 }, (_, i) => `{ p${i}: auditEvents(first: 1) { rows { n label } } }`);
+    for (const query of queries) {
+      await send(query);
+      await send(query);
+    }
+    expect(compilations).toHaveLength(40);
+    expect(compilations.every((c) => c.kept)).toBe(true);
+    expect(cache.calculatedSize).toBe(compilations.slice(-cache.size).reduce((sum, c) => sum + c.bytes!, 0));
+    expect(cache.calculatedSize).toBeLessThanOrEqual(budget);
+    expect(cache.calculatedSize).toBeGreaterThan(budget - compilations[39]!.bytes!);
+    expect(cache.size).toBeLessThan(40);
+    // The first ones were let go: sent again, they are compiled again.
+    await send(queries[0]!);
+    await send(queries[39]!);
+    expect(compilations).toHaveLength(41);
+  });
+});
+
+describe('the gateway', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(() => gateway.close());
+
+  const compilations = () => gateway.logs().filter((line) => String(line['msg']).startsWith('graphql-jit compiled'));
+
+  it('compiles a re-sent audit page once, and answers it the same each time', async () => {
+    const query = 'query Page { auditEvents(first: 3) { edges { node { __typename ... on LoginEvent { uuid } } } } }';
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await gateway.execute(query));
+    expect(answers[0]!.data.auditEvents.edges).toHaveLength(3);
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    expect(compilations()).toMatchObject([{ jit: { operation: 'Page', kept: true } }]);
+  });
+
+  it('answers each operation of a document as itself', async () => {
+    const query = 'query A { auditEvents(first: 1) { edges { node { __typename } } } } query B { __typename }';
+    const send = (operationName: string) =>
+      gateway.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, operationName }),
+      }).then((response) => response.json());
+    for (let i = 0; i < 3; i++) {
+      expect(await send('A')).toMatchObject({ data: { auditEvents: { edges: [{ node: {} }] } } });
+      expect(await send('B')).toEqual({ data: { __typename: 'Query' } });
+    }
+  });
+});
