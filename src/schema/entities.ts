@@ -3,8 +3,8 @@
  * representations inside one `map()` and throws on the first unknown `__typename`, which fails the
  * whole list and leaves the loads already started without anyone awaiting them. Here every
  * representation is checked before any of them is loaded, and a bad one becomes an error at its
- * own index (`BAD_USER_INPUT`) while the others resolve; so is every representation of a request
- * beyond the first MAX_REPRESENTATIONS, whichever `_entities` field (or alias) it came in.
+ * own index (`BAD_USER_INPUT`) while the others resolve. A request's representations are counted
+ * over all its `_entities` fields (aliases): the field that takes them past MAX_REPRESENTATIONS fails.
  */
 import { isUnionType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { BadUserInputError } from '../errors.js';
@@ -36,16 +36,18 @@ export function guardEntities(schema: GraphQLSchema): GraphQLSchema {
   const resolveAll = field.resolve as GraphQLFieldResolver<unknown, unknown, { representations: unknown[] }>;
 
   // Counted over the whole request, so that aliases of `_entities` do not multiply the bound.
-  const sentBefore = new WeakMap<object, number>();
+  const sentBy = new WeakMap<object, number>();
   field.resolve = (source, args: { representations: readonly unknown[] }, context: object, info) => {
     const { representations } = args;
-    const before = sentBefore.get(context) ?? 0;
-    sentBefore.set(context, before + representations.length);
-    const checked = representations.map((value, index) =>
-      before + index < MAX_REPRESENTATIONS
-        ? checkRepresentation(value, index, entityTypes)
-        : new BadUserInputError(`Representation ${index} is beyond the ${MAX_REPRESENTATIONS} a request may ask for.`),
-    );
+    const sent = (sentBy.get(context) ?? 0) + representations.length;
+    sentBy.set(context, sent);
+    // One error for the field, not one per representation: a request may send tens of thousands.
+    if (sent > MAX_REPRESENTATIONS) {
+      throw new BadUserInputError(
+        `At most ${MAX_REPRESENTATIONS} representations are resolved per request; this one sent ${sent}.`,
+      );
+    }
+    const checked = representations.map((value, index) => checkRepresentation(value, index, entityTypes));
     const valid = checked.filter((item): item is Representation => !(item instanceof Error));
     const resolved = valid.length > 0 ? (resolveAll(source, { representations: valid }, context, info) as unknown[]) : [];
     // graphql-js reports an Error list item at its own path and nulls that item only.

@@ -54,13 +54,12 @@ describe('_entities representations', () => {
     expect(gw.sim.control.counters().files).toBe(0);
   });
 
-  it('refuses the representations beyond 100 at their own index and resolves the others', async () => {
-    const ids = Array.from({ length: 102 }, (_, i) => session(SEEDED[i % SEEDED.length]!));
+  it('refuses more than 100 representations without calling the upstream', async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => session(`session-${i}`));
     const response = await gw.execute(ENTITIES, { r: ids });
-    expect(response.data?._entities).toHaveLength(102);
-    expect(response.data?._entities.slice(0, 100).every((entity: { id?: string }) => entity?.id)).toBe(true);
-    expect(codesByIndex(response.errors)).toEqual({ 100: 'BAD_USER_INPUT', 101: 'BAD_USER_INPUT' });
-    expect(response.errors?.[0]?.message).toBe('Representation 100 is beyond the 100 a request may ask for.');
+    expect(response.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    expect(response.errors?.[0]?.message).toBe('At most 100 representations are resolved per request; this one sent 101.');
+    expect(gw.sim.control.counters().files).toBe(0);
   });
 
   it('counts the representations of every _entities field of a request against the 100', async () => {
@@ -69,14 +68,15 @@ describe('_entities representations', () => {
       b: _entities(representations: $r) { ... on UpdateSession { id } }
     }`;
     const response = await gw.execute(aliased, { r: Array.from({ length: 60 }, () => session(READY)) });
-    expect(response.data?.a.every((entity: { id?: string }) => entity?.id === READY)).toBe(true);
-    expect(response.data?.b.slice(0, 40).every((entity: { id?: string }) => entity?.id === READY)).toBe(true);
-    expect(response.data?.b.slice(40)).toEqual(Array.from({ length: 20 }, () => null));
-    expect(response.errors?.map((e) => [e.path?.join('.'), e.extensions?.code])).toEqual(
-      Array.from({ length: 20 }, (_, i) => [`b.${40 + i}`, 'BAD_USER_INPUT']),
-    );
-    // One upstream call: the same session, whichever alias asked for it.
-    expect(gw.sim.control.counters().files).toBe(1);
+    // _entities is a non-null list: the field refused takes the response's data with it.
+    expect(response.data).toBeNull();
+    expect(response.errors).toEqual([
+      expect.objectContaining({
+        path: ['b'],
+        message: 'At most 100 representations are resolved per request; this one sent 120.',
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      }),
+    ]);
   });
 
   it('resolves 100 representations of distinct sessions', async () => {
