@@ -34,9 +34,9 @@ const schema = createSchema({
   },
 });
 
-function server(maxBytes?: number) {
+function server(maxBytes?: number, maxCompilations?: number) {
   const compilations: Compilation[] = [];
-  const compiledQueries = createCompiledQueries(maxBytes, (compilation) => compilations.push(compilation));
+  const compiledQueries = createCompiledQueries(maxBytes, (compilation) => compilations.push(compilation), maxCompilations);
   const yoga = createYoga({ schema, logging: false, plugins: [useJitForAuditPages(compiledQueries)] });
   const send = async (query: string, operationName?: string) => {
     const response = await yoga.fetch('http://yoga.test/graphql', {
@@ -60,6 +60,16 @@ describe('compiled queries', () => {
     for (let i = 0; i < 4; i++) expect(await send(query)).toEqual({ data: { auditEvents: { rows: rows(3) } } });
     expect(compilations).toMatchObject([{ operation: '(anonymous)', kept: true }]);
     expect(cache.size).toBe(1);
+  });
+
+  it('compile no more operations than the process allows, then leave new ones to graphql-js', async () => {
+    const { send, compilations, cache } = server(undefined, 2);
+    for (const size of [1, 2, 3]) {
+      const query = `{ auditEvents(first: ${size}) { rows { n } } }`;
+      for (let i = 0; i < 3; i++) expect(await send(query)).toEqual({ data: { auditEvents: { rows: rows(size).map(({ n }) => ({ n })) } } });
+    }
+    expect(compilations).toHaveLength(2);
+    expect(cache.size).toBe(2);
   });
 
   it('leave other operations to graphql-js', async () => {
