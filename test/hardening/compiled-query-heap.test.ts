@@ -3,22 +3,16 @@
  * query takes once run hot (the worst measured: one full audit page, 5.7 bytes per character of
  * generated code): never less, and not so much more that the cache would keep far fewer than it may.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/process.js';
 
 describe('a compiled audit page, run hot', () => {
   it('is counted for at least the heap it takes', { timeout: 60_000 }, async () => {
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '--no-compilation-cache', '--import', 'tsx', 'test/hardening/compiled-query-heap.ts', '1', '6', '300'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+    const { code, stdout, stderr } = await runScript(
+      ['--expose-gc', '--no-compilation-cache'],
+      'test/hardening/compiled-query-heap.ts',
+      ['1', '6', '300'],
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (data: Buffer) => (stdout += data));
-    child.stderr.on('data', (data: Buffer) => (stderr += data));
-    const [code] = (await once(child, 'exit')) as [number | null];
     expect({ code, stderr: stderr.slice(0, 300) }).toEqual({ code: 0, stderr: '' });
     const { entries, counted, freed } = JSON.parse(stdout) as { entries: number; counted: number; freed: number };
     expect(entries).toBe(6);

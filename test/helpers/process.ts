@@ -44,3 +44,18 @@ export function runGateway(env: Record<string, string>): GatewayProcess {
     },
   };
 }
+
+/** Runs a TypeScript script in a node process of its own (under tsx, with `nodeArgs`) to its end. */
+export async function runScript(
+  nodeArgs: readonly string[],
+  script: string,
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (data: Buffer) => (stdout += data));
+  child.stderr!.on('data', (data: Buffer) => (stderr += data));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
