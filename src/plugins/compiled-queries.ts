@@ -3,13 +3,15 @@
  * keeps one per parsed document for as long as the document lives, whatever the operation name
  * asked for). A compiled query is large, up to 6 bytes of heap per character of its generated
  * code once it has run hot (0.75 MB for an audit page with every field, 4.7 MB for seven such aliases),
- * and slow to make (50 ms to over a second): an operation is compiled the second time its document
- * is sent, and one that would take more than a quarter of the cache is left to graphql-js.
+ * and slow to make (20 ms for a full audit page, close to a second for thirty): an operation is
+ * compiled the second time its document is sent, unless it has more fields than MAX_COMPILED_FIELDS,
+ * and one that would take more than a quarter of the cache is left to graphql-js.
  */
 import type { DocumentNode, ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import { makeExecute } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { compiledFieldCount } from './compiled-field-count.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 
 export const COMPILED_QUERIES_BYTES = 32 * 2 ** 20;
@@ -29,10 +31,19 @@ interface Known {
   readonly bytes: number;
 }
 
+/**
+ * Operations with more fields than this (counted as graphql-jit writes code for them: about 1300
+ * characters each) run on graphql-js. A full audit page with every field has 151; four of them would
+ * take about a quarter of the cache, and compiling thirty blocks the event loop for most of a second.
+ */
+export const MAX_COMPILED_FIELDS = 600;
+
 /** What compiling cost, for the log. */
 export interface Compilation {
   readonly operation: string;
-  /** Undefined when graphql-jit could not compile it. */
+  /** Fields counted as compiledFieldCount counts them, up to MAX_COMPILED_FIELDS + 1. */
+  readonly fields: number;
+  /** Undefined when graphql-jit could not compile it, or was not asked to. */
   readonly codeCharacters: number | undefined;
   /** What keeping it costs (or would have cost). */
   readonly bytes: number | undefined;
@@ -80,9 +91,13 @@ export function createCompiledQueries(
   /** Documents whose operations ran once already, for as long as Yoga's parse cache keeps them. */
   const sentBefore = new WeakSet<DocumentNode>();
 
-  function compileAndKeep(args: ExecutionArgs, name: string | undefined, text: string, key: string): Known {
+  function compileAndKeep(args: ExecutionArgs, operation: OperationDefinitionNode, text: string, key: string): Known {
     const started = performance.now();
-    const compiled = compile(args.schema, args.document, name);
+    const name = operation.name?.value;
+    const fields = compiledFieldCount(args.schema, args.document, operation, MAX_COMPILED_FIELDS);
+    const compilable = fields <= MAX_COMPILED_FIELDS;
+    if (compilable) compilations++;
+    const compiled = compilable ? compile(args.schema, args.document, name) : undefined;
     const bytes = compiled && compiledQueryBytes(compiled.codeCharacters, text, args.document, key);
     const kept = bytes !== undefined && bytes <= maxBytes / 4;
     // Left to graphql-js, the operation still has an entry, so that it is not compiled again.
@@ -91,7 +106,7 @@ export function createCompiledQueries(
       : { execute: undefined, bytes: keyBytes(key) };
     cache.set(key, known);
     const ms = Math.round(performance.now() - started);
-    onCompiled({ operation: name ?? '(anonymous)', codeCharacters: compiled?.codeCharacters, bytes, kept, ms }, args);
+    onCompiled({ operation: name ?? '(anonymous)', fields, codeCharacters: compiled?.codeCharacters, bytes, kept, ms }, args);
     return known;
   }
 
@@ -106,8 +121,7 @@ export function createCompiledQueries(
       const known = cache.get(key);
       if (known) return known.execute;
       if (sentBefore.has(args.document) && compilations < maxCompilations) {
-        compilations++;
-        return compileAndKeep(args, name, text, key).execute;
+        return compileAndKeep(args, operation, text, key).execute;
       }
       sentBefore.add(args.document);
       return undefined;

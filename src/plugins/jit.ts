@@ -8,7 +8,7 @@
 import { BREAK, getOperationAST, Kind, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
-import { createCompiledQueries, type Compilation, type CompiledQueries } from './compiled-queries.js';
+import { createCompiledQueries, MAX_COMPILED_FIELDS, type Compilation, type CompiledQueries } from './compiled-queries.js';
 
 const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
 
@@ -44,11 +44,14 @@ function auditPagesOperation({ document, operationName }: ExecutionArgs): Operat
   return onlyAuditPages ? operation : undefined;
 }
 
+function compilationMessage({ kept, fields }: Compilation): string {
+  if (kept) return 'graphql-jit compiled the operation';
+  if (fields > MAX_COMPILED_FIELDS) return 'operation has too many fields to compile: graphql-js runs it';
+  return 'graphql-jit compiled the operation, too costly to keep: graphql-js runs it';
+}
+
 function logCompilation(compilation: Compilation, { contextValue }: ExecutionArgs): void {
-  (contextValue as { log?: Logger }).log?.debug(
-    { jit: compilation },
-    compilation.kept ? 'graphql-jit compiled the operation' : 'graphql-jit compiled the operation, too costly to keep: graphql-js runs it',
-  );
+  (contextValue as { log?: Logger }).log?.debug({ jit: compilation }, compilationMessage(compilation));
 }
 
 export function useJitForAuditPages(compiledQueries: CompiledQueries = createCompiledQueries(undefined, logCompilation)): Plugin {

@@ -6,7 +6,7 @@
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompiledQueries, type Compilation } from '../../src/plugins/compiled-queries.js';
+import { createCompiledQueries, MAX_COMPILED_FIELDS, type Compilation } from '../../src/plugins/compiled-queries.js';
 import { useJitForAuditPages } from '../../src/plugins/jit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -100,6 +100,34 @@ describe('compiled queries', () => {
     expect(cache.calculatedSize).toBeLessThan(compilations[0]!.bytes! / 10);
   });
 
+  it('leave an operation of more fields than the bound to graphql-js, without compiling it', async () => {
+    // `pN: auditEvents(first: 1) { rows { n } }` is three fields.
+    const aliases = (count: number) => Array.from({ length: count }, (_, i) => `p${i}: auditEvents(first: 1) { rows { n } }`).join(' ');
+    const { send, compilations, cache } = server();
+    const atBound = `{ ${aliases(MAX_COMPILED_FIELDS / 3)} }`;
+    const overBound = `{ __typename ${aliases(MAX_COMPILED_FIELDS / 3)} }`;
+    for (let i = 0; i < 3; i++) {
+      expect(await send(atBound)).toMatchObject({ data: { p0: { rows: [{ n: 0 }] } } });
+      expect(await send(overBound)).toMatchObject({ data: { __typename: 'Query', p199: { rows: [{ n: 0 }] } } });
+    }
+    expect(compilations).toMatchObject([
+      { fields: MAX_COMPILED_FIELDS, codeCharacters: expect.any(Number) },
+      { fields: MAX_COMPILED_FIELDS + 1, kept: false, codeCharacters: undefined, bytes: undefined },
+    ]);
+    expect(cache.size).toBe(2);
+  });
+
+  it('count no compilation for an operation it did not compile', async () => {
+    const { send, compilations } = server(undefined, 1);
+    const tooLarge = `{ ${Array.from({ length: MAX_COMPILED_FIELDS / 3 + 1 }, (_, i) => `p${i}: auditEvents(first: 1) { rows { n } }`).join(' ')} }`;
+    const small = '{ auditEvents(first: 1) { rows { n } } }';
+    for (let i = 0; i < 2; i++) {
+      await send(tooLarge);
+      await send(small);
+    }
+    expect(compilations).toMatchObject([{ kept: false }, { fields: 3, kept: true }]);
+  });
+
   it('keep no more bytes than the budget: the least recently used operations go first', async () => {
     const budget = 1024 * 1024;
     const { send, compilations, cache } = server(budget);
@@ -129,6 +157,25 @@ describe('the gateway', () => {
   afterAll(() => gateway.close());
 
   const compilations = () => gateway.logs().filter((line) => String(line['msg']).startsWith('graphql-jit compiled'));
+
+  it('answers thirty aliases of a full audit page through a fragment on graphql-js, and says why', async () => {
+    const types = ['LoginEvent', 'LaunchEvent', 'GroupEvent', 'OtherAuditEvent'];
+    const query = `query Wide { ${Array.from({ length: 30 }, (_, i) => `p${i}: auditEvents(first: 2) { ...Page }`).join(' ')} }
+      fragment Page on AuditEventConnection {
+        edges { node { __typename ${types.map((type) => `... on ${type} { ...Record }`).join(' ')} } }
+        pageInfo { hasNextPage }
+      }
+      fragment Record on AuditRecord { uuid timestamp objectType objectAction objectId objectName actor { userName domain } }`;
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await gateway.execute(query));
+    expect(answers[0]!.errors).toBeUndefined();
+    expect(answers[0]!.data.p29.edges).toHaveLength(2);
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    expect(compilations().filter((line) => (line['jit'] as Compilation).operation === 'Wide')).toHaveLength(0);
+    expect(gateway.logs().filter((line) => line['msg'] === 'operation has too many fields to compile: graphql-js runs it')).toMatchObject([
+      { jit: { operation: 'Wide', fields: MAX_COMPILED_FIELDS + 1, kept: false } },
+    ]);
+  });
 
   it('compiles a re-sent audit page once, and answers it the same each time', async () => {
     const query = 'query Page { auditEvents(first: 3) { edges { node { __typename ... on LoginEvent { uuid } } } } }';
