@@ -21,6 +21,7 @@ import { GatewayError } from '../errors.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { PendingRecords } from './pending.js';
 import type { LiveRecord } from './records.js';
+import { NewestDelivered } from './newest-delivered.js';
 import { encodeResumeToken, type DeliveredEntry } from './resume-token.js';
 import { StallWatch } from './stall-watch.js';
 
@@ -60,6 +61,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly #options: SubscriberOptions;
   /** Delivered within the settle time before `#newest`: digest -> timestamp. */
   #delivered = new Map<string, number>();
+  /** What this stream's tokens carry of `#delivered`. */
+  readonly #newestDelivered = new NewestDelivered();
   #sweepAt = 256;
   #newest: number | undefined;
   readonly #pending = new PendingRecords();
@@ -81,7 +84,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.floor = options.floor;
     if (options.resumedFrom) {
       this.#newest = options.resumedFrom.newest;
-      for (const entry of options.resumedFrom.delivered) this.#delivered.set(entry.digest, entry.timestamp);
+      for (const entry of options.resumedFrom.delivered) this.#remember(entry.digest, entry.timestamp);
     }
   }
 
@@ -214,8 +217,13 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#close();
   }
 
+  #remember(digest: string, timestamp: number): void {
+    this.#delivered.set(digest, timestamp);
+    this.#newestDelivered.add({ digest, timestamp });
+  }
+
   #take(record: LiveRecord): LiveItem {
-    this.#delivered.set(record.digest, record.timestamp);
+    this.#remember(record.digest, record.timestamp);
     if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
     if (this.#delivered.size > this.#sweepAt) this.#sweep();
     this.#checkCaughtUp();
@@ -232,8 +240,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #token(): string {
     const newest = this.#newest ?? this.floor;
     const bound = newest - this.#options.settleMs;
-    const delivered: DeliveredEntry[] = [];
-    for (const [digest, timestamp] of this.#delivered) if (timestamp >= bound) delivered.push({ digest, timestamp });
+    const delivered = this.#newestDelivered.since(bound);
     return encodeResumeToken({
       filterKey: this.#options.filterKey,
       newest,
