@@ -18,16 +18,14 @@ const httpUrl = z.preprocess(
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
 );
-const integer = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    unset,
-    z
-      .string()
-      .regex(/^\d+$/, { message: 'must be a whole number' })
-      .transform(Number)
-      .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
-      .default(fallback),
-  );
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: 'must be a whole number' })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+const integer = (min: number, max: number, fallback: number) => z.preprocess(unset, wholeNumber(min, max).default(fallback));
+const optionalInteger = (min: number, max: number) => z.preprocess(unset, wholeNumber(min, max).optional());
 const flag = z.preprocess(
   unset,
   z
@@ -102,6 +100,8 @@ const environmentSchema = z.object({
   AUDIT_LIVE_POLL_MS: integer(10, 3_600_000, 5000),
   AUDIT_LIVE_GIVE_UP_MS: integer(0, 86_400_000, 60_000),
   AUDIT_LIVE_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, 1000),
+  // Unset: a caller may hold every slot (browsers sharing one API key are one caller).
+  AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: optionalInteger(1, 1_000_000),
   AUDIT_LIVE_MAX_FILTERS: integer(1, 100_000, 100),
   DEMO_EVENT_INTERVAL_MS: integer(0, 3_600_000, 3000),
   LOG_LEVEL: z.preprocess(
@@ -172,6 +172,8 @@ export interface Config {
     readonly pollMs: number;
     readonly giveUpMs: number;
     readonly maxSubscriptions: number;
+    /** Open subscriptions per caller id; undefined: no limit but maxSubscriptions. */
+    readonly maxSubscriptionsPerCaller: number | undefined;
     /** Distinct filters (hence pollers) at once. */
     readonly maxFilters: number;
   };
@@ -303,6 +305,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       pollMs: env.AUDIT_LIVE_POLL_MS,
       giveUpMs: env.AUDIT_LIVE_GIVE_UP_MS,
       maxSubscriptions: env.AUDIT_LIVE_MAX_SUBSCRIPTIONS,
+      maxSubscriptionsPerCaller: env.AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER,
       maxFilters: env.AUDIT_LIVE_MAX_FILTERS,
     }),
     demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,

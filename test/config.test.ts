@@ -202,23 +202,27 @@ describe('configuration', () => {
 
   it('reads the live audit settings and the demo event interval, with their defaults', () => {
     expect(loadConfig({})).toMatchObject({
-      auditLive: { pollMs: 5000, giveUpMs: 60_000, maxSubscriptions: 1000, maxFilters: 100 },
+      auditLive: { pollMs: 5000, giveUpMs: 60_000, maxSubscriptions: 1000, maxSubscriptionsPerCaller: undefined, maxFilters: 100 },
       demoEventIntervalMs: 3000,
     });
     const config = loadConfig({
       AUDIT_LIVE_POLL_MS: '250',
       AUDIT_LIVE_GIVE_UP_MS: '0',
       AUDIT_LIVE_MAX_SUBSCRIPTIONS: '5',
+      AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: '3',
       AUDIT_LIVE_MAX_FILTERS: '2',
       DEMO_EVENT_INTERVAL_MS: '0',
     });
     expect(config).toMatchObject({
-      auditLive: { pollMs: 250, giveUpMs: 0, maxSubscriptions: 5, maxFilters: 2 },
+      auditLive: { pollMs: 250, giveUpMs: 0, maxSubscriptions: 5, maxSubscriptionsPerCaller: 3, maxFilters: 2 },
       demoEventIntervalMs: 0,
     });
-    expect(problemsOf({ AUDIT_LIVE_POLL_MS: '0', AUDIT_LIVE_MAX_SUBSCRIPTIONS: 'many', DEMO_EVENT_INTERVAL_MS: '-1' })).toEqual([
+    expect(
+      problemsOf({ AUDIT_LIVE_POLL_MS: '0', AUDIT_LIVE_MAX_SUBSCRIPTIONS: 'many', AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: '0', DEMO_EVENT_INTERVAL_MS: '-1' }),
+    ).toEqual([
       'AUDIT_LIVE_POLL_MS: must be at least 10',
       'AUDIT_LIVE_MAX_SUBSCRIPTIONS: must be a whole number',
+      'AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: must be at least 1',
       'DEMO_EVENT_INTERVAL_MS: must be a whole number',
     ]);
   });

@@ -22,6 +22,8 @@ export interface LiveAuditOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly maxSubscriptions: number;
+  /** Open subscriptions one caller may hold (by caller id): no caller can take every slot. */
+  readonly maxSubscriptionsPerCaller?: number | undefined;
   /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
   readonly maxFilters: number;
   /** Records a client may leave unread before it is disconnected. */
@@ -38,6 +40,8 @@ export interface LiveSubscribeArgs {
   readonly filter?: { readonly objectType?: string | null; readonly action?: string | null } | null | undefined;
   readonly since?: Date | null | undefined;
   readonly resumeAfter?: string | null | undefined;
+  /** Who subscribes (the gateway's caller id), for the per-caller limit. */
+  readonly callerId?: string | undefined;
 }
 
 export interface LiveAuditStats {
@@ -54,6 +58,7 @@ const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 /** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
+const ANONYMOUS_CALLER = 'anonymous';
 /**
  * Catch-ups under way at once, process-wide: each makes upstream calls on the pool that queries
  * use, and holds its records until its client has taken them.
@@ -66,6 +71,13 @@ export class RateLimitedError extends GatewayError {
   constructor(limit: number) {
     super('RATE_LIMITED', `This gateway serves at most ${limit} live subscriptions at once; try again later.`, { limit });
     this.name = 'RateLimitedError';
+  }
+}
+
+export class CallerRateLimitedError extends GatewayError {
+  constructor(limit: number) {
+    super('RATE_LIMITED', `A caller may hold at most ${limit} live subscriptions at once; end one, or try again later.`, { limit });
+    this.name = 'CallerRateLimitedError';
   }
 }
 
@@ -89,6 +101,8 @@ export class LiveAudit {
   readonly #options: LiveAuditOptions & { now: () => number };
   readonly #pollers = new Map<string, FilterPoller>();
   readonly #subscribers = new Set<LiveSubscriber>();
+  /** Open subscriptions by caller id. */
+  readonly #byCaller = new Map<string, number>();
   readonly #catchUpTurns = new Turns(CATCH_UP_TURNS);
   #closed = false;
   #started = 0;
@@ -106,6 +120,10 @@ export class LiveAudit {
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return emptyStream();
     if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+    const callerId = args.callerId ?? ANONYMOUS_CALLER;
+    const callerHolds = this.#byCaller.get(callerId) ?? 0;
+    const perCaller = this.#options.maxSubscriptionsPerCaller;
+    if (perCaller !== undefined && callerHolds >= perCaller) throw new CallerRateLimitedError(perCaller);
     if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
       throw new GatewayError(
         'RATE_LIMITED',
@@ -122,10 +140,11 @@ export class LiveAudit {
       settleMs,
       maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
       now,
-      onClose: (closed) => this.#remove(closed, key),
+      onClose: (closed) => this.#remove(closed, key, callerId),
       ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered } } : {}),
     });
     this.#subscribers.add(subscriber);
+    this.#byCaller.set(callerId, callerHolds + 1);
     this.#started++;
     const catchUp = since !== undefined || resume !== undefined;
     if (catchUp) subscriber.hold();
@@ -225,8 +244,11 @@ export class LiveAudit {
     stream.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
   }
 
-  #remove(subscriber: LiveSubscriber, key: string): void {
+  #remove(subscriber: LiveSubscriber, key: string, callerId: string): void {
     this.#subscribers.delete(subscriber);
+    const holds = (this.#byCaller.get(callerId) ?? 1) - 1;
+    if (holds > 0) this.#byCaller.set(callerId, holds);
+    else this.#byCaller.delete(callerId);
     this.#pollers.get(key)?.remove(subscriber);
   }
 

@@ -48,7 +48,7 @@ builder.subscriptionField('auditEventAdded', (t) =>
         description: 'The `resumeAfter` of the last record a client received: continue right after it.',
       }),
     },
-    subscribe: (_root, args, context) => subscribeLive(context, args),
+    subscribe: (_root, args, context) => subscribeLive(context, { ...args, callerId: context.caller.id }),
     resolve: (item: LiveItem) => {
       if (item.error) throw item.error;
       return item;

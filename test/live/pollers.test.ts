@@ -186,6 +186,30 @@ describe('limits', () => {
     await Promise.all([again.stop(), open[1]!.stop()]);
   });
 
+  it('lets one caller hold at most AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER, and other callers still subscribe', async () => {
+    const otherKey = 'another-team-key';
+    server = await startLiveServer({ env: { AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: '2', GATEWAY_API_KEYS: `${API_KEY},${otherKey}` } });
+    const live = server;
+    const open = await registered(live, () => [subscribeSse(live.url), subscribeWs(live.url)], 2);
+
+    const refused = await ssePost(live.url, { 'x-api-key': API_KEY });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain('A caller may hold at most 2 live subscriptions');
+    const ws = subscribeWs(live.url);
+    await ws.received.until((r) => r.done);
+    expect((ws.received.failure as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code)).toEqual(['RATE_LIMITED']);
+    await ws.client.dispose();
+
+    const other = await registered(live, () => [subscribeSse(live.url, {}, { 'x-api-key': otherKey }), subscribeWs(live.url, {}, { 'x-api-key': otherKey })], 2);
+    expect(live.liveAudit.stats().subscriptions).toBe(4);
+
+    // A subscription ended gives its caller the slot back.
+    await open[0]!.stop();
+    await until(() => live.liveAudit.stats().subscriptions === 3);
+    const again = await registered(live, () => subscribeSse(live.url));
+    await Promise.all([again, open[1]!, ...other].map((s) => s.stop()));
+  });
+
   it('polls at most AUDIT_LIVE_MAX_FILTERS distinct filters: a new filter beyond is RATE_LIMITED, a filter in use is not', async () => {
     server = await startLiveServer({ env: { AUDIT_LIVE_MAX_FILTERS: '2' } });
     const live = server;
