@@ -30,11 +30,30 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   }
   const status = STATUS_OF[error.code ?? ''] ?? 400;
   const body = JSON.stringify({ errors: [{ message: MESSAGE_OF[status], extensions: { code: 'BAD_REQUEST' } }] });
-  socket.end(
+  answerAndClose(
+    socket,
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'content-type: application/json; charset=utf-8\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       'connection: close\r\n\r\n' +
       body,
   );
+}
+
+/** How long a connection stays open after its last answer, for the client to read it. */
+const LINGER_MS = 1000;
+
+/**
+ * Writes a last answer and closes the connection. What the client sends meanwhile is read and
+ * dropped (closing with unread bytes would reset the answer away), and the connection is
+ * destroyed once the client closes its side or after a second, whichever is first: a client that
+ * never closes (the server's sockets allow half-open connections) does not keep it.
+ */
+export function answerAndClose(socket: Duplex, answer: string): void {
+  socket.on('error', () => socket.destroy());
+  socket.end(answer);
+  socket.resume();
+  socket.once('end', () => socket.destroy());
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
 }

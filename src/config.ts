@@ -88,6 +88,9 @@ const environmentSchema = z.object({
   PERSISTED_OPERATIONS_FILE: text,
   PERSISTED_OPERATIONS_ONLY: flag,
   MAX_REQUEST_BYTES: integer(1024, 64 * 1024 * 1024, 256 * 1024),
+  MAX_CONNECTIONS: integer(1, 1_000_000, 4096),
+  REQUEST_TIMEOUT_MS: integer(100, 600_000, 30_000),
+  MAX_REQUEST_BYTES_IN_FLIGHT: integer(1024, 16 * 1024 ** 3, 32 * 1024 * 1024),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
   // Heap bytes the cached audit pages may take, by estimate (pageHeapBytes), not their body bytes.
@@ -161,6 +164,12 @@ export interface Config {
   readonly introspection: 'all' | 'authenticated' | 'off';
   readonly persistedOperations: { readonly file: string; readonly only: boolean } | undefined;
   readonly maxRequestBytes: number;
+  /** What callers may hold open: connections, time to send a request, body bytes being received. */
+  readonly connections: {
+    readonly maxConnections: number;
+    readonly requestTimeoutMs: number;
+    readonly maxRequestBytesInFlight: number;
+  };
   /** OpenTelemetry traces go to this OTLP/HTTP endpoint when set. */
   readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
   /** Bound of the closed-window audit page cache, in upstream body bytes; 0: no cache. */
@@ -242,6 +251,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     ...(parsed.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []),
     ...crossChecks(source),
   ];
+  if (parsed.success && parsed.data.MAX_REQUEST_BYTES_IN_FLIGHT < parsed.data.MAX_REQUEST_BYTES) {
+    problems.push('MAX_REQUEST_BYTES_IN_FLIGHT: must be at least MAX_REQUEST_BYTES, or a body of the largest size is never accepted');
+  }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const env = parsed.data;
 
@@ -291,6 +303,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ? Object.freeze({ file: env.PERSISTED_OPERATIONS_FILE, only: env.PERSISTED_OPERATIONS_ONLY })
       : undefined,
     maxRequestBytes: env.MAX_REQUEST_BYTES,
+    connections: Object.freeze({
+      maxConnections: env.MAX_CONNECTIONS,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      maxRequestBytesInFlight: env.MAX_REQUEST_BYTES_IN_FLIGHT,
+    }),
     tracing: env.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME })
       : undefined,

@@ -1,8 +1,8 @@
 /** The process: configuration, demo upstreams, the HTTP listener and a graceful shutdown. */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError } from './client-error.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { createGatewayServer } from './connection-limits.js';
 import type { ExampleSessionIds } from './examples/index.js';
 import type { GatewayYoga } from './yoga.js';
 
@@ -77,13 +77,16 @@ async function main() {
   // machine is refused at once; a request that arrives before the gateway is built waits for it.
   let gatewayBuilt!: (yoga: GatewayYoga) => void;
   const gateway = new Promise<GatewayYoga>((resolve) => (gatewayBuilt = resolve));
-  const server = createServer((request, response) => {
-    // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
-    if (draining) response.setHeader('connection', 'close');
-    void gateway.then((yoga) => yoga(request, response));
-  });
-  // Requests Node's HTTP parser refuses get a JSON error too, not Node's empty answer.
-  server.on('clientError', answerClientError);
+  // Connections, request timeouts and body bytes in flight are bounded there (src/connection-limits.ts).
+  const { server, registerMetrics } = createGatewayServer(
+    (request, response) => {
+      // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
+      if (draining) response.setHeader('connection', 'close');
+      void gateway.then((yoga) => yoga(request, response));
+    },
+    { ...config.connections, maxRequestBytes: config.maxRequestBytes },
+    log,
+  );
   const listening = listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
     await closeSimulator();
     return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
@@ -106,6 +109,7 @@ async function main() {
   ]);
   const examples = exampleOperations(exampleSessionIds);
   const metrics = createMetrics();
+  registerMetrics(metrics.registry);
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
   const upstreams = createUpstreams(config, {

@@ -1,0 +1,250 @@
+/**
+ * The HTTP server and the bounds on what its callers can hold open: connections, time to send a
+ * request, and the request body bytes being received across all connections.
+ *
+ * - Node's own timeouts: a request's headers must arrive within `headersTimeoutMs`, the whole
+ *   request within `requestTimeoutMs` (408 and a JSON BAD_REQUEST, via src/client-error.ts). They
+ *   cover receiving the request only: an SSE stream or a WebSocket, once its request is in, is not cut.
+ * - Connections (HTTP, SSE and WebSocket alike) beyond `maxConnections` are answered 503 with
+ *   `RATE_LIMITED` and closed before their request is read. While such refusals are being written,
+ *   Node's `maxConnections` closes any further connection at once, so a flood cannot pile them up.
+ * - Each request with a body reserves its announced length (a chunked body: the largest allowed)
+ *   until the body is in; a request whose body would take the reservations past
+ *   `maxRequestBytesInFlight` is answered 503 with `RATE_LIMITED` without reading the body.
+ *   Stalled bodies thus hold at most that much memory, and only until the request timeout.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { answerAndClose, answerClientError } from './client-error.js';
+import type { Logger } from './logger.js';
+
+export interface ConnectionLimits {
+  /** Open client connections at once (HTTP keep-alive, SSE and WebSocket alike). */
+  readonly maxConnections: number;
+  /** Time to receive a whole request, headers and body. */
+  readonly requestTimeoutMs: number;
+  /** Request body bytes being received at once, across all connections. */
+  readonly maxRequestBytesInFlight: number;
+  /** The largest request body: what a body of unannounced length reserves. */
+  readonly maxRequestBytes: number;
+}
+
+/** Headers arrive in one or two packets from any real client; a slow sender is a slowloris. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** Refusals being written (or lingering for the client to read them) at once, beyond the cap. */
+const REFUSALS_AT_ONCE = 256;
+/** A flood of refusals or timeouts is logged at most once in this long, with a count. */
+const WARNING_INTERVAL_MS = 60_000;
+
+const RETRY_AFTER_SECONDS = 1;
+
+function busyBody(message: string): string {
+  return JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] });
+}
+
+const CONNECTIONS_MESSAGE = 'The gateway has too many open connections; retry later.';
+const BODIES_MESSAGE = 'The gateway is receiving too many request bodies at once; retry later.';
+
+function rawBusyAnswer(message: string): string {
+  const body = busyBody(message);
+  return (
+    'HTTP/1.1 503 Service Unavailable\r\n' +
+    'content-type: application/json; charset=utf-8\r\n' +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
+    `retry-after: ${RETRY_AFTER_SECONDS}\r\n` +
+    'connection: close\r\n\r\n' +
+    body
+  );
+}
+
+/**
+ * One warning for a burst of events: the first is logged at once, the ones after it at most once
+ * per interval, as a count.
+ */
+export class RateLimitedWarning {
+  private pending = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private lastAt = -Infinity;
+  constructor(
+    private readonly write: (count: number) => void,
+    private readonly intervalMs = WARNING_INTERVAL_MS,
+  ) {}
+
+  note(): void {
+    this.pending += 1;
+    if (this.timer) return;
+    const wait = this.lastAt + this.intervalMs - Date.now();
+    if (wait <= 0) this.flush();
+    else this.timer = setTimeout(() => this.flush(), wait).unref();
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.pending === 0) return;
+    this.lastAt = Date.now();
+    const count = this.pending;
+    this.pending = 0;
+    this.write(count);
+  }
+}
+
+/** Bytes reserved by request bodies not yet received in full. */
+class BodyReservations {
+  private reserved = 0;
+  constructor(
+    private readonly max: number,
+    private readonly unannounced: number,
+  ) {}
+
+  get bytes(): number {
+    return this.reserved;
+  }
+
+  /** Reserves the body's bytes until it is in (or the request is gone); false: over the budget. */
+  admit(request: IncomingMessage): boolean {
+    const bytes = this.bytesOf(request);
+    if (bytes === 0 || request.complete) return true;
+    if (this.reserved + bytes > this.max) return false;
+    this.reserved += bytes;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.reserved -= bytes;
+    };
+    // 'end' once the body is read; 'close' when it never will be (refused, aborted, timed out).
+    request.once('end', release).once('close', release);
+    return true;
+  }
+
+  private bytesOf(request: IncomingMessage): number {
+    const announced = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] !== undefined) return this.unannounced;
+    if (announced === undefined) return 0;
+    // A length over the limit is refused (413) without reading a byte: it reserves only the limit.
+    return Math.min(Number(announced) || 0, this.unannounced);
+  }
+}
+
+export interface GatewayServer {
+  readonly server: Server;
+  /** Puts the connection metrics in the registry /metrics serves. */
+  registerMetrics(registry: Registry): void;
+}
+
+export function createGatewayServer(handler: RequestListener, limits: ConnectionLimits, log: Logger): GatewayServer {
+  const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
+  const server = createServer({
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout,
+    // Node looks for overdue requests this often (30 s by default, which would stretch the timeouts).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+  });
+  // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
+  server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
+
+  const openConnections = new Gauge({
+    name: 'gateway_http_connections',
+    help: 'Open client connections (HTTP, SSE and WebSocket).',
+    registers: [],
+  });
+  const refusedConnections = new Counter({
+    name: 'gateway_http_connections_refused_total',
+    help: 'Connections refused over MAX_CONNECTIONS: answered 503 (limit), or closed unanswered while too many refusals were in progress (flood).',
+    labelNames: ['reason'],
+    registers: [],
+  });
+  const refusedRequests = new Counter({
+    name: 'gateway_http_requests_refused_total',
+    help: 'Requests answered 503 because their body would take the bytes being received past MAX_REQUEST_BYTES_IN_FLIGHT.',
+    labelNames: ['reason'],
+    registers: [],
+  });
+  const timeouts = new Counter({
+    name: 'gateway_http_request_timeouts_total',
+    help: 'Requests whose headers or body did not arrive in time (answered 408).',
+    registers: [],
+  });
+  const bytesInFlight = new Gauge({
+    name: 'gateway_http_request_bytes_in_flight',
+    help: 'Request body bytes reserved by bodies being received.',
+    registers: [],
+    collect() {
+      this.set(bodies.bytes);
+    },
+  });
+  for (const reason of ['limit', 'flood']) refusedConnections.inc({ reason }, 0);
+  refusedRequests.inc({ reason: 'bytes_in_flight' }, 0);
+
+  const connectionWarning = new RateLimitedWarning((refused) =>
+    log.warn({ refused, maxConnections: limits.maxConnections }, 'connection limit reached: new connections are answered 503'),
+  );
+  const bodiesWarning = new RateLimitedWarning((refused) =>
+    log.warn(
+      { refused, maxRequestBytesInFlight: limits.maxRequestBytesInFlight },
+      'request bytes in flight at their limit: requests with a body are answered 503',
+    ),
+  );
+  const timeoutWarning = new RateLimitedWarning((timedOut) =>
+    log.info({ timedOut, headersTimeoutMs: headersTimeout, requestTimeoutMs: limits.requestTimeoutMs }, 'requests did not arrive in time: answered 408'),
+  );
+
+  let open = 0;
+  // Every admitted connection goes to Node's HTTP connection handling; a refused one never does.
+  const httpConnection = server.listeners('connection');
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    if (open >= limits.maxConnections) {
+      refusedConnections.inc({ reason: 'limit' });
+      connectionWarning.note();
+      answerAndClose(socket, rawBusyAnswer(CONNECTIONS_MESSAGE));
+      return;
+    }
+    open += 1;
+    openConnections.inc();
+    socket.once('close', () => {
+      open -= 1;
+      openConnections.dec();
+    });
+    for (const listener of httpConnection) listener.call(server, socket);
+  });
+  server.on('drop', () => {
+    refusedConnections.inc({ reason: 'flood' });
+    connectionWarning.note();
+  });
+
+  const bodies = new BodyReservations(limits.maxRequestBytesInFlight, limits.maxRequestBytes);
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (bodies.admit(request)) {
+      handler(request, response);
+      return;
+    }
+    refusedRequests.inc({ reason: 'bytes_in_flight' });
+    bodiesWarning.note();
+    const body = busyBody(BODIES_MESSAGE);
+    response.writeHead(503, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'retry-after': String(RETRY_AFTER_SECONDS),
+      connection: 'close',
+    });
+    response.end(body);
+  });
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      timeouts.inc();
+      timeoutWarning.note();
+    }
+    answerClientError(error, socket);
+  });
+
+  return {
+    server,
+    registerMetrics(registry) {
+      for (const metric of [openConnections, refusedConnections, refusedRequests, timeouts, bytesInFlight]) registry.registerMetric(metric);
+    },
+  };
+}
+

@@ -1,0 +1,336 @@
+/**
+ * What a caller can hold open: connections over MAX_CONNECTIONS are answered 503 `RATE_LIMITED`,
+ * a request whose headers or body stall is answered 408 after the request timeout, request bodies
+ * being received are bounded in bytes across connections, and none of this cuts an SSE or
+ * WebSocket subscription, whose request was received long before.
+ */
+import { type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import WebSocket from 'ws';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createGatewayServer, type ConnectionLimits } from '../../src/connection-limits.js';
+import { createLiveAudit } from '../../src/live/index.js';
+import { createLogger } from '../../src/logger.js';
+import { createMetrics } from '../../src/plugins/metrics.js';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { createUpstreams } from '../../src/upstream/index.js';
+import type { Upstreams } from '../../src/upstream/types.js';
+import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
+import { createGateway } from '../../src/yoga.js';
+import { MemoryLog } from '../helpers/memory-log.js';
+import { simulatorEnv } from '../helpers/simulator-env.js';
+import { API_KEY, sleep, subscribeSse, subscribeWs } from '../live/live-server.js';
+
+const REQUEST_TIMEOUT_MS = 300;
+
+interface Served {
+  readonly port: number;
+  readonly url: string;
+  readonly server: Server;
+  readonly memory: MemoryLog;
+  scrape(): Promise<string>;
+  close(): Promise<void>;
+}
+
+let sim: Simulator;
+beforeAll(async () => {
+  // A new audit event every 100 ms, for the live subscriptions.
+  sim = await startSimulator({ eventCount: 50, newEventIntervalMs: 100 });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+/** The gateway on a server of createGatewayServer, HTTP, SSE and WebSocket, as src/index.ts wires it. */
+async function serve(limits: Partial<ConnectionLimits>): Promise<Served> {
+  const config = loadConfig({ ...simulatorEnv(sim), GATEWAY_API_KEYS: API_KEY, AUDIT_LIVE_POLL_MS: '50', LOG_LEVEL: 'info' });
+  const memory = new MemoryLog();
+  const log = createLogger({ level: config.logLevel, destination: memory });
+  const metrics = createMetrics();
+  const upstreams: Upstreams = createUpstreams(config);
+  const liveAudit = createLiveAudit(config, upstreams, log);
+  const yoga = createGateway({ config, upstreams, log, metrics, liveAudit });
+  const { server, registerMetrics } = createGatewayServer(
+    (request, response) => void yoga(request, response),
+    { maxConnections: 100, requestTimeoutMs: REQUEST_TIMEOUT_MS, maxRequestBytesInFlight: 1024 * 1024, maxRequestBytes: 256 * 1024, ...limits },
+    log,
+  );
+  registerMetrics(metrics.registry);
+  const webSockets: WebSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/graphql`,
+    server,
+    memory,
+    scrape: () => metrics.registry.metrics(),
+    async close() {
+      await webSockets.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await upstreams.close();
+    },
+  };
+}
+
+/** A raw connection that records what it receives and whether the server has closed it. */
+class RawClient {
+  readonly socket: Socket;
+  received = '';
+  closed = false;
+  private readonly done: Promise<void>;
+  constructor(port: number, bytes = '') {
+    // Half-open allowed: the client never closes by itself, so only the server can end the connection.
+    this.socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    this.socket.setEncoding('utf8');
+    this.socket.on('data', (chunk: string) => (this.received += chunk));
+    this.socket.on('error', () => {});
+    this.done = new Promise((resolve) => this.socket.once('close', () => resolve()));
+    void this.done.then(() => (this.closed = true));
+    if (bytes) this.socket.write(bytes);
+  }
+
+  /** Resolves once the answer is complete or the connection is closed, or after `ms` (tests then fail on what they see). */
+  async answer(ms = 5000): Promise<string> {
+    const deadline = Date.now() + ms;
+    while (!this.closed && !this.complete() && Date.now() < deadline) await sleep(10);
+    return this.received;
+  }
+
+  /** Resolves once the connection is closed, or after `ms`. */
+  async whenClosed(ms = 5000): Promise<boolean> {
+    await Promise.race([this.done, sleep(ms)]);
+    return this.closed;
+  }
+
+  private complete(): boolean {
+    const end = this.received.indexOf('\r\n\r\n');
+    if (end < 0) return false;
+    const head = this.received.slice(0, end);
+    const body = this.received.slice(end + 4);
+    if (/transfer-encoding: chunked/i.test(head)) return body.endsWith('0\r\n\r\n');
+    const length = /content-length: (\d+)/i.exec(head)?.[1];
+    return length !== undefined && Buffer.byteLength(body) >= Number(length);
+  }
+}
+
+/** A chunked body's chunks, joined. */
+function unchunk(body: string): string {
+  let text = '';
+  for (let rest = body; ; ) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return text;
+    text += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
+}
+
+function parse(answer: string) {
+  const end = answer.indexOf('\r\n\r\n');
+  const head = end < 0 ? answer : answer.slice(0, end);
+  const raw = end < 0 ? '' : answer.slice(end + 4);
+  const body = /transfer-encoding: chunked/i.test(head) ? unchunk(raw) : raw;
+  const [statusLine = '', ...headerLines] = head.split('\r\n');
+  const headers = Object.fromEntries(headerLines.map((line) => line.split(/:\s*/, 2).map((s) => s.toLowerCase())));
+  return { statusLine, headers, body: body ? (JSON.parse(body) as unknown) : undefined };
+}
+
+const keepAliveGet = (path: string) => `GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`;
+const postHead = (length: number) =>
+  `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: application/json\r\nx-api-key: ${API_KEY}\r\ncontent-length: ${length}\r\n\r\n`;
+const query = JSON.stringify({ query: '{ __typename }' });
+
+const clients: RawClient[] = [];
+const open = (port: number, bytes = '') => {
+  const client = new RawClient(port, bytes);
+  clients.push(client);
+  return client;
+};
+afterEach(() => {
+  for (const client of clients.splice(0)) client.socket.destroy();
+});
+
+/** The server's connections (refused ones still lingering included) once they are `expected`, or after five seconds, as they are. */
+async function untilServerConnections(served: Served, expected: number): Promise<number> {
+  const deadline = Date.now() + 5000;
+  const count = () => new Promise<number>((resolve) => served.server.getConnections((_error, n) => resolve(n)));
+  let open = await count();
+  while (open !== expected && Date.now() < deadline) {
+    await sleep(20);
+    open = await count();
+  }
+  return open;
+}
+
+async function untilConnections(served: Served, expected: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (metricValue(await served.scrape(), 'gateway_http_connections') !== expected && Date.now() < deadline) await sleep(20);
+}
+
+/** Waits until the body bytes reserved are `expected` (or five seconds are over). */
+async function untilReserved(served: Served, expected: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (metricValue(await served.scrape(), 'gateway_http_request_bytes_in_flight') !== expected && Date.now() < deadline) await sleep(20);
+}
+
+const metricValue = (scrape: string, line: string) => Number(new RegExp(`^${line.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(scrape)?.[1]);
+
+describe('requests that do not arrive in time', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve({});
+  });
+  afterAll(() => served.close());
+
+  it('answers a body that stalls halfway with 408 and a JSON BAD_REQUEST error, and closes the connection', async () => {
+    const client = open(served.port, postHead(query.length + 100) + query);
+    const answer = parse(await client.answer());
+    expect(answer.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+    expect(answer.body).toEqual({ errors: [{ message: 'The request did not arrive in time.', extensions: { code: 'BAD_REQUEST' } }] });
+    // The client never closes its side: the server lets go of the connection by itself.
+    expect(await untilServerConnections(served, 0)).toBe(0);
+    expect(client.closed).toBe(false);
+  });
+
+  it('answers headers sent a line at a time (slowloris) with 408 and closes the connection', async () => {
+    const client = open(served.port, 'POST /graphql HTTP/1.1\r\nhost: x\r\n');
+    const trickle = setInterval(() => client.socket.write('x-more: y\r\n'), 50);
+    try {
+      expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
+      expect(await untilServerConnections(served, 0)).toBe(0);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('counts the requests that timed out in the metrics', async () => {
+    const before = metricValue(await served.scrape(), 'gateway_http_request_timeouts_total');
+    await open(served.port, postHead(10) + '{').answer();
+    expect(metricValue(await served.scrape(), 'gateway_http_request_timeouts_total')).toBe(before + 1);
+  });
+
+  it('keeps an SSE subscription and a WebSocket open well past the request timeout, still delivering', async () => {
+    const sse = subscribeSse(served.url);
+    const ws = subscribeWs(served.url);
+    // Several timeouts (and checks of Node's connection list) go by.
+    await sleep(REQUEST_TIMEOUT_MS * 5);
+    expect(sse.received.done).toBe(false);
+    expect(ws.received.done).toBe(false);
+    const before = [sse.received.uuids.length, ws.received.uuids.length];
+    await sse.received.until((r) => r.uuids.length > before[0]!);
+    await ws.received.until((r) => r.uuids.length > before[1]!);
+    expect(sse.received.errors).toEqual([]);
+    expect(ws.received.errors).toEqual([]);
+    await sse.stop();
+    await ws.stop();
+    await ws.client.dispose();
+  });
+});
+
+describe('connections over MAX_CONNECTIONS', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve({ maxConnections: 3 });
+  });
+  afterAll(() => served.close());
+  // Each test starts with no connection: those of the test before are gone.
+  beforeEach(() => untilServerConnections(served, 0));
+
+  it('answers a connection over the cap 503 RATE_LIMITED and closes it, while those under it are served', async () => {
+    const held = [open(served.port, keepAliveGet('/healthz')), open(served.port, keepAliveGet('/healthz')), open(served.port, keepAliveGet('/healthz'))];
+    for (const client of held) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 200 OK');
+
+    const refused = open(served.port, keepAliveGet('/healthz'));
+    const answer = parse(await refused.answer());
+    expect(answer.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close', 'retry-after': '1' });
+    expect(answer.body).toEqual({
+      errors: [{ message: 'The gateway has too many open connections; retry later.', extensions: { code: 'RATE_LIMITED' } }],
+    });
+    // The client never closes its side: the server lets go of the refused connection by itself.
+    expect(await untilServerConnections(served, 3)).toBe(3);
+
+    // The held connections are still served on the same sockets.
+    held[0]!.received = '';
+    held[0]!.socket.write(postHead(query.length) + query);
+    expect(parse(await held[0]!.answer()).body).toEqual({ data: { __typename: 'Query' } });
+
+    // Once one of them closes, a new connection is served.
+    held[1]!.socket.destroy();
+    await untilConnections(served, 2);
+    const next = open(served.port, `GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`);
+    expect(parse(await next.answer()).statusLine).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('refuses a WebSocket over the cap with the same 503, before its handshake', async () => {
+    for (let i = 0; i < 3; i++) expect(parse(await open(served.port, keepAliveGet('/healthz')).answer()).statusLine).toBe('HTTP/1.1 200 OK');
+    const socket = new WebSocket(served.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    socket.on('error', () => {});
+    const [status, body] = await new Promise<[number | undefined, string]>((resolve) => {
+      socket.once('unexpected-response', (_request, response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve([response.statusCode, text]));
+      });
+      socket.once('open', () => resolve([101, '']));
+    });
+    socket.terminate();
+    expect(status).toBe(503);
+    expect(JSON.parse(body)).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
+  });
+
+  it('counts every refusal in the metrics but logs a flood of them once', async () => {
+    const refusedBefore = metricValue(await served.scrape(), 'gateway_http_connections_refused_total{reason="limit"}');
+    const warningsBefore = served.memory.lines().filter((line) => line.msg?.startsWith('connection limit reached')).length;
+    for (let i = 0; i < 3; i++) expect(parse(await open(served.port, keepAliveGet('/healthz')).answer()).statusLine).toBe('HTTP/1.1 200 OK');
+    for (let i = 0; i < 20; i++) expect(parse(await open(served.port, keepAliveGet('/healthz')).answer()).statusLine).toMatch(/ 503 /);
+
+    const scrape = await served.scrape();
+    expect(metricValue(scrape, 'gateway_http_connections_refused_total{reason="limit"}')).toBe(refusedBefore + 20);
+    expect(metricValue(scrape, 'gateway_http_connections')).toBe(3);
+    const warnings = served.memory.lines().filter((line) => line.msg?.startsWith('connection limit reached'));
+    // The earlier tests' refusals were logged; these twenty wait for the next line, a minute on.
+    expect(warnings.length).toBe(warningsBefore);
+    expect(warnings[0]).toMatchObject({ level: 40, refused: 1, maxConnections: 3 });
+  });
+});
+
+describe('request bytes in flight', () => {
+  let served: Served;
+  beforeAll(async () => {
+    // Room for two bodies of 4 KB being received at once.
+    served = await serve({ maxRequestBytesInFlight: 8 * 1024, requestTimeoutMs: 2000 });
+  });
+  afterAll(() => served.close());
+
+  it('answers a body that would take the bytes being received past the bound 503 RATE_LIMITED; smaller ones and GETs pass', async () => {
+    const stalled = [open(served.port, postHead(4096) + '{'), open(served.port, postHead(3072) + '{')];
+    await untilReserved(served, 7 * 1024);
+
+    const refused = open(served.port, postHead(2048) + '{');
+    const answer = parse(await refused.answer());
+    expect(answer.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(answer.headers).toMatchObject({ connection: 'close', 'retry-after': '1' });
+    expect(answer.body).toEqual({
+      errors: [{ message: 'The gateway is receiving too many request bodies at once; retry later.', extensions: { code: 'RATE_LIMITED' } }],
+    });
+
+    // A body that fits in what is left, and a request without a body, are served.
+    expect(parse(await open(served.port, postHead(query.length) + query).answer()).body).toEqual({ data: { __typename: 'Query' } });
+    expect(parse(await open(served.port, keepAliveGet('/healthz')).answer()).statusLine).toBe('HTTP/1.1 200 OK');
+
+    // Once the stalled bodies time out, their bytes are free again.
+    for (const client of stalled) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    await untilReserved(served, 0);
+    const late = JSON.stringify({ query: `{ __typename ${' '.repeat(3000)}}` });
+    expect(parse(await open(served.port, postHead(late.length) + late).answer()).body).toEqual({ data: { __typename: 'Query' } });
+
+    expect(metricValue(await served.scrape(), 'gateway_http_requests_refused_total{reason="bytes_in_flight"}')).toBe(1);
+  });
+});
