@@ -122,6 +122,13 @@ describe('configuration', () => {
     ['SIMULATOR_PORT', { SIMULATOR_PORT: '70000' }],
     ['LOG_PRETTY', { LOG_PRETTY: 'very' }],
     ['GATEWAY_JWT_REQUIRE_EXP', { GATEWAY_JWT_REQUIRE_EXP: 'nah' }],
+    ['MAX_CONNECTIONS', { MAX_CONNECTIONS: '0' }],
+    ['MAX_CONNECTIONS', { MAX_CONNECTIONS: 'many' }],
+    ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '0' }],
+    ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '30s' }],
+    ['MAX_REQUEST_BYTES_IN_FLIGHT', { MAX_REQUEST_BYTES_IN_FLIGHT: '32MB' }],
+    ['MAX_REQUEST_BYTES_IN_FLIGHT', { MAX_REQUEST_BYTES_IN_FLIGHT: '100000' }],
+    ['MAX_REQUEST_BYTES_IN_FLIGHT', { MAX_REQUEST_BYTES: '2097152', MAX_REQUEST_BYTES_IN_FLIGHT: '1048576' }],
   ])('names %s when it is wrong', (variable, override) => {
     const problems = problemsOf({ ...upstream, ...override });
     expect(problems.some((p) => p.startsWith(`${variable}:`))).toBe(true);
@@ -132,6 +139,13 @@ describe('configuration', () => {
     expect(
       loadConfig({ SHUTDOWN_DELAY_MS: '0', METRICS_TOKEN: 'scrape-me', SIMULATOR_PORT: '4010', LOG_PRETTY: 'true' }),
     ).toMatchObject({ shutdownDelayMs: 0, metricsToken: 'scrape-me', simulatorPort: 4010, logPretty: true });
+  });
+
+  it('reads the connection limits: connections, request timeout, request bytes in flight', () => {
+    expect(loadConfig({}).connections).toEqual({ maxConnections: 4096, requestTimeoutMs: 30_000, maxRequestBytesInFlight: 32 * 1024 * 1024 });
+    expect(
+      loadConfig({ MAX_CONNECTIONS: '10000', REQUEST_TIMEOUT_MS: '5000', MAX_REQUEST_BYTES: '1048576', MAX_REQUEST_BYTES_IN_FLIGHT: '1048576' }).connections,
+    ).toEqual({ maxConnections: 10_000, requestTimeoutMs: 5000, maxRequestBytesInFlight: 1024 * 1024 });
   });
 
   it('writes readable logs under `npm run dev` unless LOG_PRETTY says otherwise', () => {

@@ -2,12 +2,13 @@
  * What a caller can hold open: connections over MAX_CONNECTIONS are answered 503 `RATE_LIMITED`,
  * a request whose headers or body stall is answered 408 after the request timeout, request bodies
  * being received are bounded in bytes across connections, and none of this cuts an SSE or
- * WebSocket subscription, whose request was received long before.
+ * WebSocket subscription, whose request was received long before. The entry point's wiring:
+ * test/hardening/connection-limits-process.test.ts.
  */
 import { type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGatewayServer, type ConnectionLimits } from '../../src/connection-limits.js';
 import { createLiveAudit } from '../../src/live/index.js';
@@ -19,10 +20,12 @@ import type { Upstreams } from '../../src/upstream/types.js';
 import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
 import { createGateway } from '../../src/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
+import { keepAliveGet, metricValue, parse, postHead, query, rawClients } from '../helpers/raw-http.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { API_KEY, sleep, subscribeSse, subscribeWs } from '../live/live-server.js';
 
 const REQUEST_TIMEOUT_MS = 300;
+const open = rawClients();
 
 interface Served {
   readonly port: number;
@@ -77,84 +80,6 @@ async function serve(limits: Partial<ConnectionLimits>): Promise<Served> {
   };
 }
 
-/** A raw connection that records what it receives and whether the server has closed it. */
-class RawClient {
-  readonly socket: Socket;
-  received = '';
-  closed = false;
-  private readonly done: Promise<void>;
-  constructor(port: number, bytes = '') {
-    // Half-open allowed: the client never closes by itself, so only the server can end the connection.
-    this.socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
-    this.socket.setEncoding('utf8');
-    this.socket.on('data', (chunk: string) => (this.received += chunk));
-    this.socket.on('error', () => {});
-    this.done = new Promise((resolve) => this.socket.once('close', () => resolve()));
-    void this.done.then(() => (this.closed = true));
-    if (bytes) this.socket.write(bytes);
-  }
-
-  /** Resolves once the answer is complete or the connection is closed, or after `ms` (tests then fail on what they see). */
-  async answer(ms = 5000): Promise<string> {
-    const deadline = Date.now() + ms;
-    while (!this.closed && !this.complete() && Date.now() < deadline) await sleep(10);
-    return this.received;
-  }
-
-  /** Resolves once the connection is closed, or after `ms`. */
-  async whenClosed(ms = 5000): Promise<boolean> {
-    await Promise.race([this.done, sleep(ms)]);
-    return this.closed;
-  }
-
-  private complete(): boolean {
-    const end = this.received.indexOf('\r\n\r\n');
-    if (end < 0) return false;
-    const head = this.received.slice(0, end);
-    const body = this.received.slice(end + 4);
-    if (/transfer-encoding: chunked/i.test(head)) return body.endsWith('0\r\n\r\n');
-    const length = /content-length: (\d+)/i.exec(head)?.[1];
-    return length !== undefined && Buffer.byteLength(body) >= Number(length);
-  }
-}
-
-/** A chunked body's chunks, joined. */
-function unchunk(body: string): string {
-  let text = '';
-  for (let rest = body; ; ) {
-    const lineEnd = rest.indexOf('\r\n');
-    const size = parseInt(rest.slice(0, lineEnd), 16);
-    if (!(size > 0)) return text;
-    text += rest.slice(lineEnd + 2, lineEnd + 2 + size);
-    rest = rest.slice(lineEnd + 2 + size + 2);
-  }
-}
-
-function parse(answer: string) {
-  const end = answer.indexOf('\r\n\r\n');
-  const head = end < 0 ? answer : answer.slice(0, end);
-  const raw = end < 0 ? '' : answer.slice(end + 4);
-  const body = /transfer-encoding: chunked/i.test(head) ? unchunk(raw) : raw;
-  const [statusLine = '', ...headerLines] = head.split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => line.split(/:\s*/, 2).map((s) => s.toLowerCase())));
-  return { statusLine, headers, body: body ? (JSON.parse(body) as unknown) : undefined };
-}
-
-const keepAliveGet = (path: string) => `GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`;
-const postHead = (length: number) =>
-  `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: application/json\r\nx-api-key: ${API_KEY}\r\ncontent-length: ${length}\r\n\r\n`;
-const query = JSON.stringify({ query: '{ __typename }' });
-
-const clients: RawClient[] = [];
-const open = (port: number, bytes = '') => {
-  const client = new RawClient(port, bytes);
-  clients.push(client);
-  return client;
-};
-afterEach(() => {
-  for (const client of clients.splice(0)) client.socket.destroy();
-});
-
 /** The server's connections (refused ones still lingering included) once they are `expected`, or after five seconds, as they are. */
 async function untilServerConnections(served: Served, expected: number): Promise<number> {
   const deadline = Date.now() + 5000;
@@ -178,7 +103,6 @@ async function untilReserved(served: Served, expected: number): Promise<void> {
   while (metricValue(await served.scrape(), 'gateway_http_request_bytes_in_flight') !== expected && Date.now() < deadline) await sleep(20);
 }
 
-const metricValue = (scrape: string, line: string) => Number(new RegExp(`^${line.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(scrape)?.[1]);
 
 describe('requests that do not arrive in time', () => {
   let served: Served;
