@@ -143,6 +143,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
   server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
+  const bodies = new BodyReservations(limits.maxRequestBytesInFlight, limits.maxRequestBytes);
 
   const openConnections = new Gauge({
     name: 'gateway_http_connections',
@@ -214,7 +215,6 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
     connectionWarning.note();
   });
 
-  const bodies = new BodyReservations(limits.maxRequestBytesInFlight, limits.maxRequestBytes);
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (bodies.admit(request)) {
       handler(request, response);
