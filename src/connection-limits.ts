@@ -12,6 +12,8 @@
  *   until the body is in; a request whose body would take the reservations past
  *   `maxRequestBytesInFlight` is answered 503 with `RATE_LIMITED` without reading the body.
  *   Stalled bodies thus hold at most that much memory, and only until the request timeout.
+ *   Bodies of up to SMALL_BODY_BYTES reserve nothing: ordinary operations are a few KB and must not
+ *   wait behind stalled large bodies, and the connection cap bounds what they hold.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -38,6 +40,8 @@ const REFUSALS_AT_ONCE = 256;
 const WARNING_INTERVAL_MS = 60_000;
 
 const RETRY_AFTER_SECONDS = 1;
+/** Bodies this small are not counted: at most MAX_CONNECTIONS of them (64 MB at the default 4096). */
+export const SMALL_BODY_BYTES = 16 * 1024;
 
 function busyBody(message: string): string {
   return JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] });
@@ -104,7 +108,7 @@ class BodyReservations {
   /** Reserves the body's bytes until it is in (or the request is gone); false: over the budget. */
   admit(request: IncomingMessage): boolean {
     const bytes = this.bytesOf(request);
-    if (bytes === 0 || request.complete) return true;
+    if (bytes <= SMALL_BODY_BYTES || request.complete) return true;
     if (this.reserved + bytes > this.max) return false;
     this.reserved += bytes;
     let released = false;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createGatewayServer, type ConnectionLimits } from '../../src/connection-limits.js';
+import { createGatewayServer, SMALL_BODY_BYTES, type ConnectionLimits } from '../../src/connection-limits.js';
 import { createLiveAudit } from '../../src/live/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/plugins/metrics.js';
@@ -228,16 +228,16 @@ describe('connections over MAX_CONNECTIONS', () => {
 describe('request bytes in flight', () => {
   let served: Served;
   beforeAll(async () => {
-    // Room for two bodies of 4 KB being received at once.
-    served = await serve({ maxRequestBytesInFlight: 8 * 1024, requestTimeoutMs: 2000 });
+    // Room for 80 KB of (not small) bodies being received at once.
+    served = await serve({ maxRequestBytesInFlight: 80 * 1024, requestTimeoutMs: 2000 });
   });
   afterAll(() => served.close());
 
   it('answers a body that would take the bytes being received past the bound 503 RATE_LIMITED; smaller ones and GETs pass', async () => {
-    const stalled = [open(served.port, postHead(4096) + '{'), open(served.port, postHead(3072) + '{')];
-    await untilReserved(served, 7 * 1024);
+    const stalled = [open(served.port, postHead(40 * 1024) + '{'), open(served.port, postHead(20 * 1024) + '{')];
+    await untilReserved(served, 60 * 1024);
 
-    const refused = open(served.port, postHead(2048) + '{');
+    const refused = open(served.port, postHead(24 * 1024) + '{');
     const answer = parse(await refused.answer());
     expect(answer.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
     expect(answer.headers).toMatchObject({ connection: 'close', 'retry-after': '1' });
@@ -245,14 +245,18 @@ describe('request bytes in flight', () => {
       errors: [{ message: 'The gateway is receiving too many request bodies at once; retry later.', extensions: { code: 'RATE_LIMITED' } }],
     });
 
-    // A body that fits in what is left, and a request without a body, are served.
+    // A body that fits in what is left, an ordinary small one (not counted), and a request without a body, are served.
+    const fits = JSON.stringify({ query: `{ __typename ${' '.repeat(18 * 1024)}}` });
+    expect(parse(await open(served.port, postHead(fits.length) + fits).answer()).body).toEqual({ data: { __typename: 'Query' } });
+    const small = JSON.stringify({ query: `{ __typename ${' '.repeat(SMALL_BODY_BYTES - 100)}}` });
+    expect(parse(await open(served.port, postHead(small.length) + small).answer()).body).toEqual({ data: { __typename: 'Query' } });
     expect(parse(await open(served.port, postHead(query.length) + query).answer()).body).toEqual({ data: { __typename: 'Query' } });
     expect(parse(await open(served.port, keepAliveGet('/healthz')).answer()).statusLine).toBe('HTTP/1.1 200 OK');
 
     // Once the stalled bodies time out, their bytes are free again.
     for (const client of stalled) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
     await untilReserved(served, 0);
-    const late = JSON.stringify({ query: `{ __typename ${' '.repeat(3000)}}` });
+    const late = JSON.stringify({ query: `{ __typename ${' '.repeat(60 * 1024)}}` });
     expect(parse(await open(served.port, postHead(late.length) + late).answer()).body).toEqual({ data: { __typename: 'Query' } });
 
     expect(metricValue(await served.scrape(), 'gateway_http_requests_refused_total{reason="bytes_in_flight"}')).toBe(1);
