@@ -1,4 +1,5 @@
 /** The small parts of the live flow: catch-up turns, and how far behind a client counts as. */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { PendingRecords } from '../../src/live/pending.js';
 import { toLiveRecord, type LiveRecord } from '../../src/live/records.js';
@@ -27,6 +28,43 @@ describe('Turns', () => {
     giveBack!();
     await waiting;
     expect(third).toBe(true);
+  });
+  it('give no turn to a caller already gone, and keep the turn for the next one', async () => {
+    const turns = new Turns(1);
+    const gone = new AbortController();
+    gone.abort();
+    expect(await turns.take(gone.signal)).toBeUndefined();
+    expect(await turns.take(new AbortController().signal)).toBeTypeOf('function');
+  });
+
+  it('leave nothing on the caller\'s signal once a waiter is served or has left', async () => {
+    const turns = new Turns(1);
+    const first = await turns.take(new AbortController().signal);
+    const served = new AbortController();
+    const leaving = new AbortController();
+    const servedTurn = turns.take(served.signal);
+    const left = turns.take(leaving.signal);
+    expect(getEventListeners(served.signal, 'abort')).toHaveLength(1);
+    leaving.abort();
+    expect(await left).toBeUndefined();
+    expect(getEventListeners(leaving.signal, 'abort')).toHaveLength(0);
+    first!();
+    expect(await servedTurn).toBeTypeOf('function');
+    expect(getEventListeners(served.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('give a turn back to the pool when nobody waits: as many turns as the count, no more', async () => {
+    const turns = new Turns(2);
+    const a = await turns.take(new AbortController().signal);
+    const b = await turns.take(new AbortController().signal);
+    a!();
+    b!();
+    const held = [await turns.take(new AbortController().signal), await turns.take(new AbortController().signal)];
+    expect(held.every((giveBack) => typeof giveBack === 'function')).toBe(true);
+    let third = false;
+    void turns.take(new AbortController().signal).then(() => (third = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).toBe(false);
   });
 });
 
@@ -62,5 +100,22 @@ describe('PendingRecords', () => {
     expect(pending.has(live.digest)).toBe(true);
     expect([pending.take(), pending.take(), pending.take(), pending.take()]).toEqual([...catchUp, live, undefined]);
     expect(pending.has(live.digest)).toBe(false);
+  });
+
+  it('forget everything on clear: nothing waits, nothing is caught up, nobody is behind', () => {
+    const pending = new PendingRecords();
+    pending.addCatchUp(record());
+    pending.addCatchUp(record());
+    pending.startHere();
+    const live = record();
+    pending.add(live);
+    pending.take();
+    pending.clear();
+    expect([pending.size, pending.behind, pending.catchingUp, pending.has(live.digest), pending.take()]).toEqual([0, 0, false, false, undefined]);
+    // Records added after a clear are handed out from the first, and count from zero.
+    const next = record();
+    pending.add(next);
+    expect(pending.behind).toBe(1);
+    expect(pending.take()).toBe(next);
   });
 });

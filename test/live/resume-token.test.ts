@@ -71,4 +71,103 @@ describe('resume tokens', () => {
       expect(() => decodeResumeToken(token(spelling), now), spelling).toThrow(BadUserInputError);
     }
   });
+
+  it('keep exactly MAX_ENTRIES entries as they are', () => {
+    const delivered = entries(MAX_ENTRIES);
+    const point = { filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered };
+    expect(decodeResumeToken(encodeResumeToken(point), now)).toEqual(point);
+  });
+
+  it('refuse a token written with more entries than an issued one holds', () => {
+    const point = { filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: entries(MAX_ENTRIES + 1) };
+    expect(() => decodeResumeToken(unboundedToken(point), now)).toThrow(/not a token this gateway issued/);
+    expect(decodeResumeToken(unboundedToken({ ...point, delivered: entries(MAX_ENTRIES) }), now).delivered).toHaveLength(MAX_ENTRIES);
+  });
+
+  it('carry an entry newer than the newest time as the newest, and one too old for its field as the oldest it holds', () => {
+    const longAgo = now - 50 * 24 * 3_600_000;
+    const point = {
+      filterKey: key,
+      newest: now,
+      floor: longAgo,
+      issuedAt: now + 10,
+      delivered: [
+        { digest: digestOf('late'), timestamp: now + 5 },
+        { digest: digestOf('old'), timestamp: longAgo },
+      ],
+    };
+    expect(decodeResumeToken(encodeResumeToken(point), now).delivered.map((e) => e.timestamp)).toEqual([now, now - 0xffffffff]);
+  });
+
+  it('take times at the edges of what an issued token can hold', () => {
+    const token = (fields: Partial<ResumePoint>) =>
+      encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: [], ...fields });
+    const accepted = [
+      token({ issuedAt: now + 60_000, newest: now }),
+      token({ newest: now + 60_000 }),
+      token({ floor: now + 1 }),
+      token({ floor: now - 10, delivered: [{ digest: digestOf('x'), timestamp: now - 10 }] }),
+      token({ issuedAt: now - TOKEN_VALIDITY_MS, newest: now - TOKEN_VALIDITY_MS, floor: now - TOKEN_VALIDITY_MS }),
+    ];
+    for (const edge of accepted) expect(() => decodeResumeToken(edge, now)).not.toThrow();
+    const refused = [token({ issuedAt: now + 60_001 }), token({ newest: now + 60_001 })];
+    for (const past of refused) expect(() => decodeResumeToken(past, now)).toThrow(/not a token this gateway issued/);
+    expect(() => decodeResumeToken(token({ issuedAt: now - TOKEN_VALIDITY_MS - 1, newest: now - TOKEN_VALIDITY_MS - 1, floor: now - TOKEN_VALIDITY_MS - 1 }), now)).toThrow(
+      'resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.',
+    );
+  });
+
+  it('refuse times that are not whole milliseconds', () => {
+    const bytes = Buffer.from(encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: [] }), 'base64url');
+    for (const [at, value] of [
+      [1, now - 0.5],
+      [9, now - 60_000.5],
+      [17, now - 0.5],
+    ] as const) {
+      const forged = Buffer.from(bytes);
+      forged.writeDoubleBE(value, at);
+      expect(() => decodeResumeToken(forged.toString('base64url'), now), String(at)).toThrow(/not a token this gateway issued/);
+    }
+  });
+
+  it('refuse characters outside base64url anywhere in the token, and tokens over 8192 characters', () => {
+    const valid = encodeResumeToken({ filterKey: key, newest: now, floor: now, issuedAt: now, delivered: [] });
+    for (const token of [`${valid}!`, `!${valid}`, `${valid.slice(0, 10)}=${valid.slice(10)}`, `${valid} `]) {
+      expect(() => decodeResumeToken(token, now), token).toThrow(/not a token this gateway issued/);
+    }
+    // 6144 bytes are 8192 characters: the longest token read.
+    const withFilterOf = (bytes: number) =>
+      encodeResumeToken({ filterKey: JSON.stringify(['x'.repeat(bytes - 9), null]), newest: now, floor: now, issuedAt: now, delivered: [] });
+    expect(withFilterOf(6115)).toHaveLength(8192);
+    expect(decodeResumeToken(withFilterOf(6115), now).filterKey).toHaveLength(6115);
+    expect(() => decodeResumeToken(withFilterOf(6118), now)).toThrow(/not a token this gateway issued/);
+  });
+
+  it('refuse a filter that is not a pair of strings or nulls', () => {
+    const token = (filterKey: string) => encodeResumeToken({ filterKey, newest: now, floor: now, issuedAt: now, delivered: [] });
+    expect(decodeResumeToken(token('[null,null]'), now).filterKey).toBe('[null,null]');
+    expect(decodeResumeToken(token('["LOGIN","CREATE"]'), now).filterKey).toBe('["LOGIN","CREATE"]');
+    for (const filter of ['["LOGIN"]', '["LOGIN",null,null]', '[1,null]', '["LOGIN",false]', '{"0":null,"1":null}', '"ab"', 'nul']) {
+      expect(() => decodeResumeToken(token(filter), now), filter).toThrow(/not a token this gateway issued/);
+    }
+  });
 });
+
+/** A token in the issued format, without the bound on its entries that encodeResumeToken applies. */
+function unboundedToken(point: ResumePoint): string {
+  const filter = Buffer.from(point.filterKey);
+  const head = Buffer.alloc(27);
+  head.writeUInt8(1, 0);
+  head.writeDoubleBE(point.newest, 1);
+  head.writeDoubleBE(point.floor, 9);
+  head.writeDoubleBE(point.issuedAt, 17);
+  head.writeUInt16BE(filter.length, 25);
+  const count = Buffer.alloc(2);
+  count.writeUInt16BE(point.delivered.length);
+  const entries = point.delivered.map((entry) => {
+    const age = Buffer.alloc(4);
+    age.writeUInt32BE(point.newest - entry.timestamp);
+    return Buffer.concat([Buffer.from(entry.digest, 'base64url'), age]);
+  });
+  return Buffer.concat([head, filter, count, ...entries]).toString('base64url');
+}

@@ -1,11 +1,10 @@
 /**
  * Requests Node's HTTP parser refuses before Yoga sees them used to get Node's empty 400 or 431.
  * Over a raw socket they get the same status with a JSON BAD_REQUEST error and `connection: close`;
- * a reset or unwritable connection, or one whose response has started, is closed without a word.
+ * each status and the connections closed without a word: client-error-units.test.ts.
  */
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerClientError } from '../../src/client-error.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -71,45 +70,6 @@ describe('requests the HTTP parser refuses', () => {
   it('still serves a well-formed request on the same server', async () => {
     const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
-  });
-});
-
-describe('connections that get no answer', () => {
-  /** A socket that records what is written to it. */
-  function fakeSocket() {
-    const written: string[] = [];
-    const socket = new Duplex({
-      read() {},
-      write(chunk, _encoding, done) {
-        written.push(String(chunk));
-        done();
-      },
-    });
-    return { socket, written };
-  }
-  const parserError = (code: string) => Object.assign(new Error(code), { code });
-
-  it('closes a connection the peer reset without writing to it', () => {
-    const { socket, written } = fakeSocket();
-    answerClientError(parserError('ECONNRESET'), socket);
-    expect(socket.destroyed).toBe(true);
-    expect(written).toEqual([]);
-  });
-
-  it('closes a connection that cannot be written', () => {
-    const { socket, written } = fakeSocket();
-    socket.end();
-    answerClientError(parserError('HPE_INVALID_METHOD'), socket);
-    expect(socket.destroyed).toBe(true);
-    expect(written).toEqual([]);
-  });
-
-  it('does not write a refusal into a response that has started', () => {
-    const { socket, written } = fakeSocket();
-    Object.assign(socket, { _httpMessage: { headersSent: true } });
-    answerClientError(parserError('HPE_INVALID_CHUNK_SIZE'), socket);
-    expect(socket.destroyed).toBe(true);
-    expect(written).toEqual([]);
   });
 });
 

@@ -1,8 +1,11 @@
-/** Which parts of a credential an upstream's error type must not repeat, down to the odd cases. */
+/**
+ * Which error type of a refusal's body is read at all, and which parts of a credential it must not
+ * repeat, down to the odd cases.
+ */
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
 import { basicAuthorization } from '../../src/upstream/credentials.js';
-import { forgetEchoedCredentials } from '../../src/upstream/error-type.js';
+import { forgetEchoedCredentials, readErrorType } from '../../src/upstream/error-type.js';
 
 const kept = (type: string, sent: (string | undefined)[]) => {
   const error = new UpstreamError('UPSTREAM_UNAVAILABLE', 'identity', 'x', { upstreamError: type });
@@ -36,5 +39,35 @@ describe('an error type that repeats a credential', () => {
     const error = new UpstreamError('UPSTREAM_UNAVAILABLE', 'identity', 'x', { route: 'r' });
     forgetEchoedCredentials(error, ['anything']);
     expect(error.detail).toEqual({ service: 'identity', route: 'r' });
+  });
+});
+
+describe('the error type of a refusal body', () => {
+  /** A body whose JSON is `value`, or one that is not JSON when `value` is an Error. */
+  const body = (value: unknown) =>
+    ({ json: async () => (value instanceof Error ? Promise.reject(value) : value) }) as unknown as Parameters<typeof readErrorType>[0];
+
+  it.each([
+    ['a vAPI type', { type: 'com.vmware.vapi.std.errors.not_found' }, 'com.vmware.vapi.std.errors.not_found'],
+    ['an OAuth error code', { error: 'invalid_client', error_description: 'no' }, 'invalid_client'],
+    ['the type, where both are given', { type: 'com.vmware.vapi.std.errors.unauthenticated', error: 'invalid_grant' }, 'com.vmware.vapi.std.errors.unauthenticated'],
+    ['a type of 120 characters', { type: `a${'b'.repeat(119)}` }, `a${'b'.repeat(119)}`],
+    ['a one-letter type', { error: 'x' }, 'x'],
+  ])('reads %s', async (_case, json, type) => {
+    await expect(readErrorType(body(json))).resolves.toBe(type);
+  });
+
+  it.each([
+    ['a type of 121 characters', { type: `a${'b'.repeat(120)}` }],
+    ['a type that does not start with a letter', { type: '1.not_found' }],
+    ['a type with a space', { error: 'invalid client' }],
+    ['a type that only starts like one', { error: 'invalid_client\nsecret' }],
+    ['a type that only ends like one', { error: 'secret invalid_client' }],
+    ['a type that is not a string', { type: 404 }],
+    ['a type-less body', { message: 'no' }],
+    ['JSON null', null],
+    ['a body that is not JSON', new SyntaxError('Unexpected token')],
+  ])('reads nothing from %s', async (_case, json) => {
+    await expect(readErrorType(body(json))).resolves.toBeUndefined();
   });
 });

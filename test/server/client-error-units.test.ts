@@ -1,0 +1,82 @@
+/**
+ * What answerClientError (src/client-error.ts) writes for each refusal of Node's HTTP parser, and
+ * the connections it closes without a word, on a socket that records what is written to it. Over
+ * a real socket: client-error.test.ts.
+ */
+import { Duplex } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { answerClientError } from '../../src/client-error.js';
+
+/** A socket that records what is written to it. */
+function fakeSocket() {
+  const written: string[] = [];
+  const socket = new Duplex({
+    read() {},
+    write(chunk, _encoding, done) {
+      written.push(String(chunk));
+      done();
+    },
+  });
+  return { socket, written };
+}
+
+const parserError = (code?: string) => Object.assign(new Error(code ?? 'no code'), { code });
+
+/** The whole response, as the client reads it. */
+function response(status: string, message: string): string {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  return (
+    `HTTP/1.1 ${status}\r\n` +
+    'content-type: application/json; charset=utf-8\r\n' +
+    `content-length: ${body.length}\r\n` +
+    'connection: close\r\n\r\n' +
+    body
+  );
+}
+
+describe('answerClientError', () => {
+  it.each([
+    ['HPE_HEADER_OVERFLOW', '431 Request Header Fields Too Large', 'The request headers are too large.'],
+    ['HPE_CHUNK_EXTENSIONS_OVERFLOW', '413 Payload Too Large', 'The chunk extensions of the request body are too large.'],
+    ['ERR_HTTP_REQUEST_TIMEOUT', '408 Request Timeout', 'The request did not arrive in time.'],
+    ['HPE_INVALID_METHOD', '400 Bad Request', 'The request is not valid HTTP.'],
+    [undefined, '400 Bad Request', 'The request is not valid HTTP.'],
+  ])('answers %s with %s, a JSON BAD_REQUEST error, and ends the connection', (code, status, message) => {
+    const { socket, written } = fakeSocket();
+    answerClientError(parserError(code), socket);
+    expect(written.join('')).toBe(response(status, message));
+    expect(socket.writableEnded).toBe(true);
+  });
+
+  it('answers on a connection whose previous response is over, or that had none', () => {
+    for (const inFlight of [{ headersSent: false }, null]) {
+      const { socket, written } = fakeSocket();
+      Object.assign(socket, { _httpMessage: inFlight });
+      answerClientError(parserError('HPE_INVALID_METHOD'), socket);
+      expect(written.join('')).toBe(response('400 Bad Request', 'The request is not valid HTTP.'));
+    }
+  });
+
+  it('closes a connection the peer reset without writing to it', () => {
+    const { socket, written } = fakeSocket();
+    answerClientError(parserError('ECONNRESET'), socket);
+    expect(socket.destroyed).toBe(true);
+    expect(written).toEqual([]);
+  });
+
+  it('closes a connection that cannot be written', () => {
+    const { socket, written } = fakeSocket();
+    socket.end();
+    answerClientError(parserError('HPE_INVALID_METHOD'), socket);
+    expect(socket.destroyed).toBe(true);
+    expect(written).toEqual([]);
+  });
+
+  it('does not write a refusal into a response that has started', () => {
+    const { socket, written } = fakeSocket();
+    Object.assign(socket, { _httpMessage: { headersSent: true } });
+    answerClientError(parserError('HPE_INVALID_CHUNK_SIZE'), socket);
+    expect(socket.destroyed).toBe(true);
+    expect(written).toEqual([]);
+  });
+});
