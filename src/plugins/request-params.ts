@@ -39,6 +39,7 @@ function graphQLParamsOf(params: URLSearchParams): GraphQLParams {
   };
 }
 
+// Stryker disable next-line StringLiteral: a URL without `?` has no parameters, and neither has any text without `=` and `&`
 const queryStringOf = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
 
 /** A parser's refusal without a code of its own is about the request. */

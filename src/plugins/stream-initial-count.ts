@@ -25,6 +25,7 @@ import type { Plugin } from 'graphql-yoga';
 const MUST = '@stream initialCount must be 0 or more';
 
 const initialCountOf = (directive: DirectiveNode) =>
+  // Stryker disable next-line OptionalChaining: the parser gives every directive an arguments array
   directive.name.value === 'stream' ? directive.arguments?.find((arg) => arg.name.value === 'initialCount')?.value : undefined;
 
 export function streamInitialCountRule(context: ValidationContext): ASTVisitor {
@@ -45,6 +46,7 @@ const countVariablesByOperation = new WeakMap<OperationDefinitionNode, readonly 
 /** The variables that give an initialCount in the operation, through the fragments it spreads. */
 function initialCountVariables(document: DocumentNode, operation: OperationDefinitionNode): readonly string[] {
   let names = countVariablesByOperation.get(operation);
+  // Stryker disable next-line ConditionalExpression: the cache only saves walking the operation again
   if (names) return names;
   const fragments = new Map(
     document.definitions
@@ -62,6 +64,7 @@ function initialCountVariables(document: DocumentNode, operation: OperationDefin
       },
       FragmentSpread({ name: { value: name } }) {
         const fragment = fragments.get(name);
+        // Stryker disable next-line ConditionalExpression,LogicalOperator,BooleanLiteral: a fragment walked again finds the same variables, and validation has refused unknown fragments and cycles
         if (fragment && !spread.has(name)) pending.push(fragment);
         spread.add(name);
       },
@@ -74,14 +77,19 @@ function initialCountVariables(document: DocumentNode, operation: OperationDefin
 /** The refusal of an initialCount variable below 0 or null, if the operation has one. */
 function refusal(args: ExecutionArgs): ExecutionResult | undefined {
   const operation = getOperationAST(args.document, args.operationName);
+  // Stryker disable next-line ConditionalExpression: Yoga answers an operation it cannot determine before execution
   if (!operation) return undefined;
   const names = initialCountVariables(args.document, operation);
+  // Stryker disable next-line ConditionalExpression: without count variables nothing is coerced and nothing refused
   if (names.length === 0) return undefined;
+  // Stryker disable next-line ArrayDeclaration: the parser gives every operation a variableDefinitions array
   const definitions = (operation.variableDefinitions ?? []).filter((d) => names.includes(d.variable.name.value));
   // Coerced as execution will coerce them (defaults applied); variables that do not coerce are reported by execution.
+  // Stryker disable next-line ObjectLiteral: coercion stops at the first error or not, `coerced` is undefined either way
   const { coerced } = getVariableValues(args.schema, definitions, args.variableValues ?? {}, { maxErrors: 1 });
   if (!coerced) return undefined;
   const errors = names
+    // Stryker disable next-line ConditionalExpression: an Int variable coerces to a number, null or nothing
     .filter((name) => coerced[name] === null || (typeof coerced[name] === 'number' && coerced[name] < 0))
     .map(
       (name) =>

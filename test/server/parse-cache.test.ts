@@ -8,6 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { GraphQLError, parse } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
+import { operationLimits } from '../../src/plugins/operation-limits.js';
 import { createParseCache, parsedDocumentBytes, parseErrorBytes, tokenCount } from '../../src/plugins/parse-cache.js';
 
 const schema = createSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } });
@@ -65,6 +66,25 @@ describe('parse cache', () => {
     expect(cache.documents.size).toBe(7);
     expect(cache.documents.has(documents[19]!)).toBe(true);
     expect(cache.documents.has(documents[12]!)).toBe(false);
+  });
+});
+
+describe('what a parse error is counted for', () => {
+  it('counts a token read for each character up to one past the token limit, where the parser stops', () => {
+    const text = (length: number) => 'x'.repeat(length);
+    const limit = operationLimits.maxTokens + 1;
+    const perCharacterBelow = parseErrorBytes(text(limit)) - parseErrorBytes(text(limit - 1));
+    const perCharacterPast = parseErrorBytes(text(limit + 1)) - parseErrorBytes(text(limit));
+    expect(perCharacterPast).toBeGreaterThan(0);
+    expect(perCharacterBelow).toBeGreaterThan(perCharacterPast);
+    expect(parseErrorBytes(text(limit + 1000)) - parseErrorBytes(text(limit))).toBe(1000 * perCharacterPast);
+  });
+
+  it('keeps syntax errors within their own budget, the oldest going first', async () => {
+    const { cache, send } = server({ documents: 1024 * 1024, errors: 3 * parseErrorBytes(`#0 ${'x'.repeat(1000)}\n{ hello`) });
+    const broken = Array.from({ length: 5 }, (_, i) => `#${i} ${'x'.repeat(1000)}\n{ hello`);
+    for (const text of broken) await send(text);
+    expect([...cache.errors.keys()].sort()).toEqual(broken.slice(2).sort());
   });
 });
 

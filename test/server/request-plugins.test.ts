@@ -140,6 +140,22 @@ describe('@stream initialCount', () => {
     expect(await post(query, {}, 'Fine')).toEqual({ data: { answer: 42 } });
   });
 
+  it('leaves a count variable that does not coerce to execution, which reports it', async () => {
+    const answer = await post('query($n: Int) { list @stream(initialCount: $n) }', { n: 'x' });
+    expect(answer.errors?.map((e) => e.message)).toEqual(['Variable "$n" got invalid value "x"; Int cannot represent non-integer value: "x"']);
+  });
+
+  it('starts a subscription whose count is 0 or more', async () => {
+    const response = await yoga().fetch('http://yoga.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription($n: Int) { tick { list @stream(initialCount: $n) } }', variables: { n: 0 } }),
+    });
+    const text = await response.text();
+    expect(text).toContain('"tick"');
+    expect(text).not.toContain('"errors"');
+  });
+
   it('refuses a subscription whose count variable is below 0, before it starts', async () => {
     const response = await yoga().fetch('http://yoga.test/graphql', {
       method: 'POST',
@@ -194,6 +210,17 @@ describe('GraphQL parameters in a query string or a form body', () => {
   it('reads nothing but the query string of a GET', async () => {
     const response = await yoga().fetch('http://yoga.test/graphql', { headers: CSRF });
     expect(((await response.json()) as Answer).errors?.map((e) => e.message)).toEqual(['Must provide query string.']);
+  });
+
+  it('leaves other methods and a POST without a content type to Yoga (405, 415)', async () => {
+    const put = await yoga().fetch('http://yoga.test/graphql', {
+      method: 'PUT',
+      headers: { ...CSRF, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'query=%7Banswer%7D&variables=%7B',
+    });
+    expect(put.status).toBe(405);
+    const untyped = await yoga().fetch('http://yoga.test/graphql', { method: 'POST', headers: CSRF, body: new TextEncoder().encode('{}') });
+    expect(untyped.status).toBe(415);
   });
 
   it('serves a JSON body as before', async () => {
