@@ -63,7 +63,9 @@ export function createParseCache(bytes: { documents: number; errors: number } = 
   const forgetInvalidDocuments: Plugin = {
     onValidate: ({ params: { documentAST } }) => {
       return ({ valid }) => {
+        // Stryker disable next-line OptionalChaining: Yoga parses with locations
         const text = documentAST.loc?.source.body;
+        // Stryker disable next-line ConditionalExpression: deleting undefined deletes nothing
         if (!valid && text !== undefined) documents.delete(text);
       };
     },

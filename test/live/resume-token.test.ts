@@ -31,7 +31,8 @@ describe('resume tokens', () => {
   });
 
   it('refuse anything else as BAD_USER_INPUT, never another error', () => {
-    const valid = encodeResumeToken({ filterKey: key, newest: now, floor: now, issuedAt: now, delivered: entries(2) });
+    const valid = encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: entries(2) });
+    expect(() => decodeResumeToken(valid, now)).not.toThrow();
     const bytes = Buffer.from(valid, 'base64url');
     const wrongVersion = Buffer.from(bytes);
     wrongVersion[0] = 9;
@@ -46,6 +47,9 @@ describe('resume tokens', () => {
       wrongVersion.toString('base64url'),
       badFilter.toString('base64url'),
       Buffer.alloc(40, 0xff).toString('base64url'),
+      // Cut short right after the filter, and within the count of entries.
+      bytes.subarray(0, 27 + key.length).toString('base64url'),
+      bytes.subarray(0, 27 + key.length + 1).toString('base64url'),
     ];
     for (const token of hostile) expect(() => decodeResumeToken(token, now), token.slice(0, 30)).toThrow(BadUserInputError);
   });

@@ -69,6 +69,7 @@ describe('StallWatch', () => {
   it('times nothing while nothing waits, and forgets a wait that ended before the pause ran out', () => {
     const idle = watch(undefined);
     idle.stall.arm();
+    expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(60_000);
     expect(idle.onStall).not.toHaveBeenCalled();
     expect(vi.getTimerCount()).toBe(0);

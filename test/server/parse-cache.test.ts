@@ -69,7 +69,12 @@ describe('parse cache', () => {
   });
 });
 
-describe('what a parse error is counted for', () => {
+describe('what tokens and parse errors are counted for', () => {
+  it('counts no tokens for a document parsed without locations, which keeps none', () => {
+    expect(tokenCount(parse('{ hello }', { noLocation: true }))).toBe(0);
+    expect(tokenCount(parse('{ hello }'))).toBe(5);
+  });
+
   it('counts a token read for each character up to one past the token limit, where the parser stops', () => {
     const text = (length: number) => 'x'.repeat(length);
     const limit = operationLimits.maxTokens + 1;

@@ -22,6 +22,7 @@ describe('an error type that repeats a credential', () => {
     ['a Basic password holding a colon', 'err.a:b', [basicAuthorization('someone', 'a:b')]],
     ['a Basic credential under a lower-case scheme', 'err.pass-word', [`basic ${btoa('u:pass-word')}`]],
     ['a secret of the body', 'refresh-7', [undefined, 'refresh-7']],
+    ['a credential after an empty scheme', 'x.token-7', [' token-7']],
   ])('is dropped: %s', (_case, type, sent) => {
     expect(kept(type, sent)).toBeUndefined();
   });
@@ -31,6 +32,7 @@ describe('an error type that repeats a credential', () => {
     ['a Basic credential without a colon', [`Basic ${btoa('someone')}`]],
     ['an empty bearer token', ['Bearer ']],
     ['nothing sent', [undefined]],
+    ['a bearer token that is base64 of the type', [`Bearer ${btoa('invalid_client')}`]],
   ])('is kept when nothing of it is repeated: %s', (_case, sent) => {
     expect(kept('invalid_client', sent)).toBe('invalid_client');
   });
@@ -64,6 +66,7 @@ describe('the error type of a refusal body', () => {
     ['a type that only starts like one', { error: 'invalid_client\nsecret' }],
     ['a type that only ends like one', { error: 'secret invalid_client' }],
     ['a type that is not a string', { type: 404 }],
+    ['a type that reads like one only as text', { type: true }],
     ['a type-less body', { message: 'no' }],
     ['JSON null', null],
     ['a body that is not JSON', new SyntaxError('Unexpected token')],
