@@ -101,10 +101,16 @@ describe('StallWatch', () => {
   });
 
   it('does not keep the process alive while it times a pause', () => {
+    // Restored here, before the fake timers: restored after them, the spy would put the fake
+    // setTimeout back for every later file of this worker.
     const timeouts = vi.spyOn(globalThis, 'setTimeout');
-    const { stall } = watch(1000);
-    stall.arm();
-    const timer = timeouts.mock.results[0]?.value as NodeJS.Timeout;
-    expect(timer.hasRef()).toBe(false);
+    try {
+      const { stall } = watch(1000);
+      stall.arm();
+      const timer = timeouts.mock.results[0]?.value as NodeJS.Timeout;
+      expect(timer.hasRef()).toBe(false);
+    } finally {
+      timeouts.mockRestore();
+    }
   });
 });
