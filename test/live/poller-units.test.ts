@@ -102,6 +102,9 @@ describe('polling', () => {
     await vi.advanceTimersByTimeAsync(POLL_MS);
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(a.offered).toEqual([['uuid-1', 'uuid-2'], ['uuid-3'], ['uuid-4'], ['uuid-late']]);
+    // The late record does not move the window back.
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(identity.queries.at(-1)!.fromMillis).toBe(late - SETTLE_MS);
     p.stop();
   });
 
@@ -119,10 +122,12 @@ describe('polling', () => {
   it('makes no upstream call for a window that starts after now, and reads one that starts at now', async () => {
     const identity = fakeIdentity();
     const future = poller(identity, {}, start + POLL_MS + 1);
-    future.poller.add(fakeSubscriber(start + POLL_MS + 1).subscriber);
+    const early = fakeSubscriber(start + POLL_MS + 1);
+    future.poller.add(early.subscriber);
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(future.poller.polls).toBe(1);
     expect(identity.queries).toEqual([]);
+    expect(early.offered).toEqual([]);
     // The next poll's now reaches the floor.
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(identity.queries).toEqual([expect.objectContaining({ fromMillis: start + POLL_MS + 1, toMillis: start + 2 * POLL_MS })]);
@@ -195,6 +200,21 @@ describe('stopping', () => {
     expect(identity.queries).toHaveLength(1);
     expect(memory.lines().filter((line) => line.level >= 40)).toEqual([]);
   });
+
+  it('stops for good when its last subscriber leaves while being handed records (a slow client cut off)', async () => {
+    const identity = fakeIdentity([auditRecord(1, start + 10)]);
+    const { poller: p, stopped } = poller(identity);
+    const cutOff = {
+      floor: start,
+      offer: () => p.remove(cutOff as unknown as LiveSubscriber),
+      fail: () => {},
+    };
+    p.add(cutOff as unknown as LiveSubscriber);
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(stopped).toEqual([p]);
+    await vi.advanceTimersByTimeAsync(10 * POLL_MS);
+    expect(identity.queries).toHaveLength(1);
+  });
 });
 
 describe('upstream failures', () => {
@@ -266,7 +286,7 @@ describe('asGatewayError', () => {
     expect(asGatewayError(contract)).toBe(contract);
     const fromError = asGatewayError(new Error('socket hang up'));
     expect(fromError).toBeInstanceOf(UpstreamError);
-    expect(fromError).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service could not be read.', detail: { cause: 'socket hang up' } });
+    expect(fromError).toMatchObject({ service: 'identity', code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service could not be read.', detail: { cause: 'socket hang up' } });
     expect(asGatewayError('timeout')).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { cause: 'timeout' } });
   });
 });

@@ -249,6 +249,7 @@ describe('the catch-up hand-over', () => {
     expect(await settled(caughtUp)).toBe(false);
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
     expect(await settled(caughtUp)).toBe(true);
+    expect(await ready(subscriber)).toBe('waiting');
     await subscriber.return();
   });
 });
@@ -400,6 +401,26 @@ describe('a client that does not keep up', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(endIfUndrained).toHaveBeenCalledTimes(1);
     // Closed: the error it did not take is dropped.
+    expect(await take(subscriber)).toBe('done');
+  });
+
+  it('a client with nothing waiting for it is no stall, however long it takes to ask again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { subscriber, closed } = subscribe();
+    subscriber.offer([record(1, now)]);
+    expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(closed).toEqual([]);
+    subscriber.offer([record(2, now)]);
+    expect(await takeUuids(subscriber, 1)).toEqual(['uuid-2']);
+    await subscriber.return();
+  });
+
+  it('an ended stream without a connection to end is closed after the grace time all the same', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { subscriber } = subscribe();
+    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    await vi.advanceTimersByTimeAsync(5000);
     expect(await take(subscriber)).toBe('done');
   });
 
