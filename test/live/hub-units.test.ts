@@ -64,7 +64,11 @@ const token = (point: Partial<ResumePoint> & { issuedAt: number }) =>
 
 describe('arguments', () => {
   it('a gateway without an identity service refuses with UPSTREAM_NOT_CONFIGURED', () => {
-    expect(thrown(() => hub(undefined).live.subscribe({}))).toMatchObject({ code: 'UPSTREAM_NOT_CONFIGURED' });
+    expect(thrown(() => hub(undefined).live.subscribe({}))).toMatchObject({
+      code: 'UPSTREAM_NOT_CONFIGURED',
+      service: 'identity',
+      message: 'The identity service is not configured.',
+    });
   });
 
   it('objectType of 1 to 256 characters and the upstream actions only', () => {
@@ -128,9 +132,10 @@ describe('arguments', () => {
     // The same filter given again, or none: the token's filter is polled.
     live.subscribe({ filter: { objectType: 'LOGIN' }, resumeAfter: token({ issuedAt: now, filterKey: login }) });
     live.subscribe({ filter: null, resumeAfter: token({ issuedAt: now, filterKey: login }) });
+    live.subscribe({ resumeAfter: token({ issuedAt: now, filterKey: login }) });
     expect(live.stats().pollers).toEqual([
       { filter: { objectType: undefined, action: undefined }, subscribers: 1, polls: expect.any(Number) },
-      { filter: { objectType: 'LOGIN', action: undefined }, subscribers: 2, polls: expect.any(Number) },
+      { filter: { objectType: 'LOGIN', action: undefined }, subscribers: 3, polls: expect.any(Number) },
     ]);
   });
 });
@@ -143,6 +148,7 @@ describe('limits', () => {
     const refused = thrown(() => live.subscribe({}));
     expect(refused).toMatchObject({ code: 'RATE_LIMITED', detail: { limit: 2 } });
     expect(refused.message).toBe('This gateway serves at most 2 live subscriptions at once; try again later.');
+    expect(refused.name).toBe('RateLimitedError');
     await first.return!();
     live.subscribe({});
     expect(live.stats()).toMatchObject({ subscriptions: 2, started: 3 });
@@ -155,6 +161,7 @@ describe('limits', () => {
     const refused = thrown(() => live.subscribe({ callerId: 'a' }));
     expect(refused).toMatchObject({ code: 'RATE_LIMITED', detail: { limit: 2 } });
     expect(refused.message).toBe('A caller may hold at most 2 live subscriptions at once; end one, or try again later.');
+    expect(refused.name).toBe('CallerRateLimitedError');
     live.subscribe({ callerId: 'b' });
     live.subscribe({});
     live.subscribe({});
@@ -164,7 +171,11 @@ describe('limits', () => {
     const a3 = live.subscribe({ callerId: 'a' });
     await a2.return!();
     await a3.return!();
+    const a4 = live.subscribe({ callerId: 'a' });
     live.subscribe({ callerId: 'a' });
+    expect(thrown(() => live.subscribe({ callerId: 'a' }))).toMatchObject({ code: 'RATE_LIMITED' });
+    // One of two ended: the caller holds one, so one more fits, and no more.
+    await a4.return!();
     live.subscribe({ callerId: 'a' });
     expect(thrown(() => live.subscribe({ callerId: 'a' }))).toMatchObject({ code: 'RATE_LIMITED' });
   });
@@ -227,18 +238,28 @@ describe('pollers and slots', () => {
   it('a poller that gives up frees every slot and ends its streams with the error', async () => {
     const identity = fakeIdentity();
     identity.failWith = new Error('reset');
-    const { live } = hub(identity, { giveUpMs: 0 });
+    const { live, memory } = hub(identity, { giveUpMs: 0 });
     const a = live.subscribe({ callerId: 'a' });
     const b = live.subscribe({ callerId: 'a' });
     expect(await read(a)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(await read(b)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(live.stats()).toMatchObject({ subscriptions: 0, pollers: [] });
+    const errors = memory.lines().filter((line) => line.level === 50);
+    expect(errors).toEqual([expect.objectContaining({ component: 'live-audit', code: 'UPSTREAM_UNAVAILABLE' })]);
     // A new poller for the same filter serves the next subscriber.
     identity.failWith = undefined;
     const c = live.subscribe({ callerId: 'a' });
     identity.records.push(auditRecord(1, Date.now()));
     expect(await read(c)).toBe('uuid-1');
     expect(live.stats().pollers).toHaveLength(1);
+  });
+
+  it('a subscription without since or resumeAfter makes no catch-up read', async () => {
+    const identity = fakeIdentity();
+    const { live } = hub(identity, { pollMs: 60_000 });
+    live.subscribe({});
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(identity.queries).toEqual([]);
   });
 
   it('a new subscriber starts after what was recorded before it subscribed', async () => {
@@ -275,9 +296,41 @@ describe('catch-up reads', () => {
       issuedAt: now,
       delivered: [{ digest: digestOf('uuid-delivered'), timestamp: now - 1000 }],
     });
+    // No poll comes in this test's time: the late record comes from the catch-up read.
+    const { live: unpolled } = hub(identity, { pollMs: 60_000 });
+    const resumed = unpolled.subscribe({ resumeAfter });
+    expect(await read(resumed)).toBe('uuid-late');
+
     const stream = live.subscribe({ resumeAfter });
     expect(await read(stream)).toBe('uuid-late');
     identity.records.push(auditRecord('live', Date.now()));
+    expect(await read(stream)).toBe('uuid-live');
+  });
+
+  it('what the poller finds while the catch-up reads is delivered after the catch-up', async () => {
+    const now = Date.now();
+    const base = fakeIdentity();
+    let gate: (() => void) | undefined;
+    const opened = new Promise<void>((resolve) => (gate = resolve));
+    let first = true;
+    const identity = {
+      ...base,
+      async auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
+        if (first) {
+          first = false;
+          await opened;
+        }
+        return base.auditReport(...args);
+      },
+    };
+    const { live } = hub(identity);
+    const stream = live.subscribe({ since: new Date(now - 5000) });
+    base.records.push(auditRecord('live', now));
+    await until(() => base.queries.length > 3, 'polls');
+    // Ingested late: only the catch-up, whose read ends now, has it in time.
+    base.records.push(auditRecord('replayed', now - 4000));
+    gate!();
+    expect(await read(stream)).toBe('uuid-replayed');
     expect(await read(stream)).toBe('uuid-live');
   });
 
@@ -295,16 +348,82 @@ describe('catch-up reads', () => {
     for (const stream of streams) await stream.return!();
   });
 
-  it('a client that leaves during its catch-up read aborts it and frees its slot', async () => {
+  it(`hold their turn until the client has taken the replay: a ${CATCH_UP_TURNS + 1}th reads once one client has`, async () => {
+    const since = new Date(Date.now() - 1000);
+    const identity = fakeIdentity([auditRecord(1, since.getTime() + 1)]);
+    const { live } = hub(identity, { pollMs: 60_000 });
+    const streams = Array.from({ length: CATCH_UP_TURNS + 1 }, () => live.subscribe({ since }));
+    await until(() => identity.queries.length === CATCH_UP_TURNS, 'the first reads');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(identity.queries).toHaveLength(CATCH_UP_TURNS);
+    expect(await read(streams[0]!)).toBe('uuid-1');
+    await until(() => identity.queries.length === CATCH_UP_TURNS + 1, 'the last read');
+  });
+
+  it('a subscription that ends while it waits for a turn never reads', async () => {
     const identity = fakeIdentity();
     const { live } = hub(identity, { pollMs: 60_000 });
+    identity.hold();
+    const since = new Date(Date.now() - 1000);
+    const streams = Array.from({ length: CATCH_UP_TURNS + 1 }, () => live.subscribe({ since }));
+    await until(() => identity.queries.length === CATCH_UP_TURNS, 'the first reads');
+    await streams[CATCH_UP_TURNS]!.return!();
+    identity.open();
+    for (const stream of streams.slice(0, CATCH_UP_TURNS)) await stream.return!();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(identity.queries).toHaveLength(CATCH_UP_TURNS);
+    expect(live.stats().subscriptions).toBe(0);
+  });
+
+  it('a client that leaves during its catch-up read aborts it and frees its slot', async () => {
+    const identity = fakeIdentity();
+    const { live, memory } = hub(identity, { pollMs: 60_000 });
     identity.hold();
     const stream = live.subscribe({ since: new Date(Date.now() - 1000) });
     await until(() => identity.queries.length === 1, 'the read');
     await stream.return!();
     expect(identity.signals[0]!.aborted).toBe(true);
     expect(live.stats()).toMatchObject({ subscriptions: 0, pollers: [] });
+    // The aborted read fails: nothing is retried or reported for a client that left.
+    identity.failWith = new Error('aborted');
     identity.open();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(identity.queries).toHaveLength(1);
+    expect(memory.lines()).toEqual([]);
+  });
+
+  it('a catch-up read failing for giveUpMs ends its stream, while the poller reads fine', async () => {
+    const base = fakeIdentity([auditRecord(1, Date.now() - 100)]);
+    let failFor: AbortSignal | undefined;
+    let catchUpReads = 0;
+    const identity = {
+      ...base,
+      auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
+        if (args[1].signal !== failFor) return base.auditReport(...args);
+        catchUpReads++;
+        return Promise.reject(new Error('reset'));
+      },
+    };
+    let now = Date.now();
+    const { live, memory } = hub(identity, { giveUpMs: 1000, now: () => now });
+    const stream = live.subscribe({ filter: { objectType: 'LOGIN' }, since: new Date(now - 1000) }) as LiveSubscriber;
+    failFor = stream.signal;
+    await until(() => catchUpReads > 2, 'retries');
+    expect(memory.lines().find((line) => line.msg === 'live audit catch-up read failed; retrying')).toMatchObject({
+      level: 40,
+      code: 'UPSTREAM_UNAVAILABLE',
+      filter: { objectType: 'LOGIN' },
+    });
+    now += 999;
+    const reads = catchUpReads;
+    await until(() => catchUpReads > reads + 2, 'more retries');
+    expect(live.stats().subscriptions).toBe(1);
+    now += 1;
+    // What the poller found meanwhile, then the error.
+    expect(await read(stream)).toBe('uuid-1');
+    expect(await read(stream)).toBe('error UPSTREAM_UNAVAILABLE');
+    expect(await read(stream)).toBe('done');
+    expect(live.stats().subscriptions).toBe(0);
   });
 
   it('a failing catch-up read is retried each poll interval, then ends the stream once giveUpMs has passed', async () => {
