@@ -156,15 +156,19 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   /** Ends the stream after the queued records with this error. */
   fail(error: GatewayError): void {
-    this.#ending ??= error;
-    this.#detach();
-    this.#flush();
+    this.#end(error);
   }
 
   /** Ends the stream after the queued records. */
   complete(): void {
-    this.#ending ??= 'complete';
+    this.#end('complete');
+  }
+
+  #end(ending: GatewayError | 'complete'): void {
+    this.#ending ??= ending;
     this.#detach();
+    // A pause timed against the stall time is timed again against the shorter end grace.
+    this.#stall.stop();
     this.#flush();
   }
 

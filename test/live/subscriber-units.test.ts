@@ -404,6 +404,21 @@ describe('a client that does not keep up', () => {
     expect(await take(subscriber)).toBe('done');
   });
 
+  it('a stream that ends while records wait gives its client the grace time, not the stall time, to take them', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { subscriber } = subscribe();
+    const endIfUndrained = vi.fn();
+    subscriber.connect({ endIfUndrained });
+    subscriber.offer([record(1, now)]);
+    await vi.advanceTimersByTimeAsync(1000);
+    subscriber.complete();
+    // Five seconds without a read since the client last asked: its connection does not drain.
+    await vi.advanceTimersByTimeAsync(3999);
+    expect(endIfUndrained).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(endIfUndrained).toHaveBeenCalledTimes(1);
+  });
+
   it('a client with nothing waiting for it is no stall, however long it takes to ask again', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { subscriber, closed } = subscribe();
