@@ -136,7 +136,8 @@ export async function runHiveGateway(options: {
       await stop();
       throw new Error(`hive-gateway exited with ${child.exitCode}:\n${output}`);
     }
-    const ready = await fetch(`${url}/readiness`).then((r) => r.ok, () => false);
+    // Bounded: a router still starting may take the connection and not answer yet.
+    const ready = await fetch(`${url}/readiness`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
