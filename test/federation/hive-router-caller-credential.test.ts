@@ -8,6 +8,7 @@ import {
   ACROSS_ENTITIES,
   CONTENT_API_KEY,
   postTo,
+  ROUTER_START_MS,
   runHiveGateway,
   startSubgraphs,
   type RouterProcess,
@@ -23,7 +24,7 @@ beforeAll(async () => {
     configPath: 'docs/routers/hive-gateway.caller-credential.config.ts',
     supergraphSdl: subgraphs.supergraphSdl,
   });
-}, 60_000);
+}, ROUTER_START_MS + 30_000);
 
 afterAll(async () => {
   await router?.stop();

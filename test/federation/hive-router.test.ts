@@ -11,6 +11,7 @@ import {
   ACROSS_ENTITIES,
   CONTENT_API_KEY,
   postTo,
+  ROUTER_START_MS,
   runHiveGateway,
   startSubgraphs,
   type RouterProcess,
@@ -32,7 +33,7 @@ beforeAll(async () => {
     // read here: hive-gateway loads the project's older OTLP exporter, which its SDK cannot drive.)
     openTelemetry: 'http://127.0.0.1:9/v1/traces',
   });
-}, 60_000);
+}, ROUTER_START_MS + 30_000);
 
 afterAll(async () => {
   await router?.stop();

@@ -83,6 +83,9 @@ export interface RouterProcess {
   stop(): Promise<void>;
 }
 
+/** How long a router process may take to answer its readiness check. */
+export const ROUTER_START_MS = 90_000;
+
 /** `hive-gateway supergraph <file> -c <config>`, resolved once it answers its readiness check. */
 export async function runHiveGateway(options: {
   configPath: string;
@@ -130,7 +133,9 @@ export async function runHiveGateway(options: {
   };
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 45_000;
+  // Hive Gateway loads its bundle and compiles its TypeScript config first: seconds alone, and
+  // up to a minute when the suite's process tests keep both cores busy at the same time.
+  const deadline = Date.now() + ROUTER_START_MS;
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
@@ -141,7 +146,7 @@ export async function runHiveGateway(options: {
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`hive-gateway was not ready within 45 s:\n${output}`);
+      throw new Error(`hive-gateway was not ready within ${ROUTER_START_MS / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
