@@ -4,11 +4,16 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /**
- * The start-up tests spawn the gateway process and mostly wait on it: they run in a project of
+ * The start-up and router tests spawn processes and mostly wait on them: they run in a project of
  * their own, which vitest starts before the others (isolated projects first), so the longest file
  * never begins last.
  */
-const PROCESS_TESTS = ['test/startup.test.ts'];
+const PROCESS_TESTS = [
+  'test/startup.test.ts',
+  // Each starts a Hive Gateway process; run apart from the shared workers' state, it starts in seconds.
+  'test/federation/hive-router.test.ts',
+  'test/federation/hive-router-caller-credential.test.ts',
+];
 
 export default defineConfig({
   resolve: {
