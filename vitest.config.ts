@@ -15,6 +15,17 @@ const PROCESS_TESTS = [
   'test/federation/hive-router-caller-credential.test.ts',
 ];
 
+/**
+ * Files that fake timers run isolated: in the shared workers, a fake `setTimeout` left behind (by a
+ * spy restored after the fake was removed, say) stops every later file's timers in that worker.
+ */
+const FAKE_TIMER_TESTS = [
+  'test/live/stall-watch.test.ts',
+  'test/live/subscriber-units.test.ts',
+  'test/live/poller-units.test.ts',
+  'test/schema/audit-streamed-page.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // One graphql instance, the CommonJS build Node itself loads: vite would otherwise pick the
@@ -32,12 +43,13 @@ export default defineConfig({
     projects: [
       // Three start-ups at a time keep both cores busy without starving the other files' servers.
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS, maxConcurrency: 3 } },
+      { extends: true, test: { name: 'fake-timers', include: FAKE_TIMER_TESTS } },
       {
         extends: true,
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: PROCESS_TESTS,
+          exclude: [...PROCESS_TESTS, ...FAKE_TIMER_TESTS],
           // Importing graphql, Yoga, Pothos and the schema once per worker instead of once per file
           // halves the suite's CPU time. No file mocks modules, stubs globals or leaves process
           // listeners behind, and vitest restores spies between files. The one process-wide
