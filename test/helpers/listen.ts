@@ -1,5 +1,5 @@
 /** Serves a request listener (a yoga instance) over real HTTP, on 127.0.0.1 and a free port. */
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Listening {
@@ -17,11 +17,14 @@ export async function listen(handler: RequestListener): Promise<Listening> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/graphql`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // The gateway's fetcher keeps connections alive; drop them so close() returns promptly.
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
+}
+
+/** Stops listening and drops every connection: keep-alive and streams would hold close() open. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

@@ -16,6 +16,7 @@ import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
 import { createGateway } from '../../src/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
+import { closeServer } from '../helpers/listen.js';
 
 export const API_KEY = 'live-test-key';
 
@@ -80,10 +81,7 @@ export async function startLiveServer(
     logs: () => memory.lines(),
     async close() {
       await webSockets.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       await upstreams.close();
       await sim.close();
     },

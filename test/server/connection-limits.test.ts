@@ -23,6 +23,7 @@ import { MemoryLog } from '../helpers/memory-log.js';
 import { keepAliveGet, metricValue, parse, postHead, query, rawClients } from '../helpers/raw-http.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { API_KEY, sleep, subscribeSse, subscribeWs } from '../live/live-server.js';
+import { closeServer } from '../helpers/listen.js';
 
 const REQUEST_TIMEOUT_MS = 300;
 const open = rawClients();
@@ -71,10 +72,7 @@ async function serve(limits: Partial<ConnectionLimits>): Promise<Served> {
     scrape: () => metrics.registry.metrics(),
     async close() {
       await webSockets.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       await upstreams.close();
     },
   };
