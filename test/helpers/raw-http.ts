@@ -9,6 +9,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class RawClient {
   readonly socket: Socket;
   received = '';
+  /** The server has closed its side: nothing more will arrive. */
+  ended = false;
   closed = false;
   constructor(port: number, bytes = '') {
     // Half-open allowed: the client never closes by itself, so only the server can end the connection.
@@ -16,14 +18,15 @@ export class RawClient {
     this.socket.setEncoding('utf8');
     this.socket.on('data', (chunk: string) => (this.received += chunk));
     this.socket.on('error', () => {});
+    this.socket.once('end', () => (this.ended = true));
     this.socket.once('close', () => (this.closed = true));
     if (bytes) this.socket.write(bytes);
   }
 
-  /** Resolves once the answer is complete or the connection is closed, or after `ms` (tests then fail on what they see). */
+  /** Resolves once the answer is complete or the server has closed the connection, or after `ms` (tests then fail on what they see). */
   async answer(ms = 5000): Promise<string> {
     const deadline = Date.now() + ms;
-    while (!this.closed && !this.complete() && Date.now() < deadline) await sleep(10);
+    while (!this.ended && !this.closed && !this.complete() && Date.now() < deadline) await sleep(10);
     return this.received;
   }
 

@@ -221,6 +221,32 @@ describe('connections over MAX_CONNECTIONS', () => {
     expect(warnings.length).toBe(warningsBefore);
     expect(warnings[0]).toMatchObject({ level: 40, refused: 1, maxConnections: 3 });
   });
+
+  it('closes connections unanswered while 256 refusals are still being written, counts them as a flood, and answers 503 again once those are gone', async () => {
+    const floodBefore = metricValue(await served.scrape(), 'gateway_http_connections_refused_total{reason="flood"}');
+    const held = Array.from({ length: 3 }, () => open(served.port, keepAliveGet('/healthz')));
+    for (const client of held) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 200 OK');
+
+    // Clients that never close their side: each refusal lingers a second for its client to read it.
+    const refused = Array.from({ length: 256 }, () => open(served.port));
+    for (const client of refused) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(await untilServerConnections(served, 3 + 256)).toBe(3 + 256);
+
+    // Sending nothing, so that the server's close reaches them as an end, not as a reset of unread bytes.
+    const flood = Array.from({ length: 5 }, () => open(served.port));
+    for (const client of flood) {
+      await client.answer();
+      expect({ received: client.received, ended: client.ended }).toEqual({ received: '', ended: true });
+    }
+    expect(metricValue(await served.scrape(), 'gateway_http_connections_refused_total{reason="flood"}')).toBe(floodBefore + 5);
+
+    // The held connections are still served, and once the refusals are gone a new connection is answered again.
+    held[0]!.received = '';
+    held[0]!.socket.write(keepAliveGet('/healthz'));
+    expect(parse(await held[0]!.answer()).statusLine).toBe('HTTP/1.1 200 OK');
+    expect(await untilServerConnections(served, 3)).toBe(3);
+    expect(parse(await open(served.port).answer()).statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+  });
 });
 
 describe('request bytes in flight', () => {
