@@ -4,9 +4,10 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json build.mjs ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# One bundle of the gateway and its packages (build.mjs): the runtime stage needs no node_modules.
+RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 # MALLOC_MMAP_THRESHOLD_, as in `npm run start:prod`: fixed glibc thresholds, so memory freed after
@@ -16,8 +17,6 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
-COPY --from=build --chown=node:node /app/package.json ./package.json
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 USER node
 EXPOSE 4000

@@ -10,6 +10,8 @@ const require = createRequire(import.meta.url);
  */
 const PROCESS_TESTS = [
   'test/startup.test.ts',
+  // Builds the production bundle and runs it.
+  'test/build.test.ts',
   // Each starts a Hive Gateway process; run apart from the shared workers' state, it starts in seconds.
   'test/federation/hive-router.test.ts',
   'test/federation/hive-router-caller-credential.test.ts',

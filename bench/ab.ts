@@ -26,12 +26,12 @@ export interface AbSide {
 
 export type AbResult = { rows: number; base: AbSide; current: AbSide; change: number }[];
 
-/** The ref's src/ and build configuration, extracted inside the checkout (node_modules resolve upwards). */
+/** The ref's src/, extracted inside the checkout (node_modules resolve upwards) and built as this checkout builds. */
 async function buildRef(ref: string): Promise<string> {
   const dir = `${RESULTS}/ab/src-tree/`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const archive = execFileSync('git', ['archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const archive = execFileSync('git', ['archive', ref, 'src', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
   const out = `${RESULTS}/ab/build`;
   await buildGateway(dir, out);

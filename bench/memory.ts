@@ -40,8 +40,7 @@ const operations = {
 };
 const entityVariables = { r: Array.from({ length: 100 }, () => ({ __typename: 'UpdateSession', id: SESSION_IDS.many })) };
 
-const typeErrors = await buildGateway();
-if (typeErrors) process.stderr.write(`tsc reported type errors (build used anyway):\n${typeErrors}\n`);
+await buildGateway();
 const simulator = await startSimulatorProcess(1);
 const gateway = await startGateway({ simulatorUrl: simulator.url, env: { AUDIT_CACHE_MAX_BYTES: '0', UPSTREAM_TIMEOUT_MS: '120000' } });
 

@@ -12,7 +12,14 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/COPY package\.json package-lock\.json/);
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/npm run build/);
-    expect(dockerfile).toMatch(/npm prune --omit=dev/);
+  });
+
+  it('runs the bundle alone: the runtime stage copies dist/ from the build stage and nothing else', () => {
+    const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(instructions('COPY').filter((line) => runtimeStage.includes(line))).toEqual(['COPY --from=build --chown=node:node /app/dist ./dist']);
+    expect(scripts['build']).toBe('node build.mjs');
+    // Everything the build reads is in the image's build context.
+    for (const file of ['build.mjs', 'tsconfig.json']) expect(dockerfile).toMatch(new RegExp(`COPY [^\\n]*${file.replace('.', '\\.')}`));
   });
 
   it('runs as the unprivileged node user with a health check on /healthz', () => {

@@ -1,6 +1,9 @@
-/** Runs the real entry point (src/index.ts) as a child process, as `npm start` does. */
+/** Runs the real entry point as a child process: src/index.ts as `npm start` does, or a built one. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const EXIT_WITH_PARENT = fileURLToPath(new URL('../../bench/exit-with-parent.mjs', import.meta.url));
 
 export interface GatewayProcess {
   readonly child: ChildProcess;
@@ -13,9 +16,18 @@ export interface GatewayProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function runGateway(env: Record<string, string>): GatewayProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-    cwd: new URL('../..', import.meta.url),
+export interface RunOptions {
+  /** Node's arguments: the flags and the entry point (default: src/index.ts through tsx). */
+  readonly args?: readonly string[];
+  /** Default: the checkout. */
+  readonly cwd?: string | URL;
+}
+
+export function runGateway(env: Record<string, string>, options: RunOptions = {}): GatewayProcess {
+  const { args = ['--import', 'tsx', 'src/index.ts'], cwd = new URL('../..', import.meta.url) } = options;
+  // It stops itself if this test process dies before stopping it.
+  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

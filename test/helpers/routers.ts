@@ -102,6 +102,9 @@ export async function runHiveGateway(options: {
   const child = spawn(
     process.execPath,
     [
+      // It stops itself if this test process dies before stopping it (a set-up cut off by vitest).
+      '--import',
+      join(root.pathname, 'bench/exit-with-parent.mjs'),
       join(root.pathname, 'node_modules/@graphql-hive/gateway/dist/bin.js'),
       'supergraph',
       supergraphPath,
