@@ -40,13 +40,18 @@ function selfTimes(profile: CpuProfile): Map<number, number> {
   return times;
 }
 
+/** Where a frame's code was written: its source file and line when a source map says so. */
+function sourceOf(frame: CallFrame): { source: string; line: number } {
+  const path = fileURLToPath(frame.url);
+  const mapped = existsSync(`${path}.map`) ? originalPosition(`${path}.map`, frame.lineNumber, frame.columnNumber) : undefined;
+  return mapped ?? { source: path, line: frame.lineNumber + 1 };
+}
+
 /** A short location: src/*.ts:line when a source map says so, else the path under the project. */
 function location(frame: CallFrame): string {
   if (!frame.url) return '';
   if (!frame.url.startsWith('file://')) return `${frame.url}:${frame.lineNumber + 1}`;
-  const path = fileURLToPath(frame.url);
-  const mapped = existsSync(`${path}.map`) ? originalPosition(`${path}.map`, frame.lineNumber, frame.columnNumber) : undefined;
-  const where = mapped ?? { source: path, line: frame.lineNumber + 1 };
+  const where = sourceOf(frame);
   return `${where.source.replace(ROOT, '')}:${where.line}`;
 }
 
@@ -54,11 +59,13 @@ function category(frame: CallFrame): string {
   if (SPECIAL.has(frame.functionName)) return frame.functionName;
   if (!frame.url) return '(native / V8 builtins)';
   if (frame.url.startsWith('node:')) return '(node internals)';
-  const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(frame.url);
+  // A bundle holds packages and src/ alike: its source map tells them apart.
+  const source = frame.url.startsWith('file://') ? sourceOf(frame).source : frame.url;
+  const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source);
   if (pkg) return pkg[1]!;
   // The gateway's src/ and the reference server's file: one category, so two profiles line up.
-  if (/\/bench\/results\/(reference-)?build\/|\/src\//.test(frame.url)) return '(own code)';
-  return frame.url;
+  if (/\/bench\/results\/(reference-)?build\/|\/src\//.test(source)) return '(own code)';
+  return source;
 }
 
 /** Self time in µs by package / category, idle left out. */
