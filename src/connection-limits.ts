@@ -1,6 +1,6 @@
 /**
  * The HTTP server and the bounds on what its callers can hold open: connections, time to send a
- * request, and the request body bytes being received across all connections.
+ * request, and the request body and WebSocket message bytes being received across all connections.
  *
  * - Node's own timeouts: a request's headers must arrive within `headersTimeoutMs`, the whole
  *   request within `requestTimeoutMs` (408 and a JSON BAD_REQUEST, via src/client-error.ts). They
@@ -14,12 +14,16 @@
  *   Stalled bodies thus hold at most that much memory, and only until the request timeout.
  *   Bodies of up to SMALL_BODY_BYTES reserve nothing: ordinary operations are a few KB and must not
  *   wait behind stalled large bodies, and the connection cap bounds what they hold.
+ * - A WebSocket message being received counts as a body does (src/index.ts hands the accepted
+ *   sockets over): ws holds each message until it is whole. One over the budget closes its
+ *   connection with 1013, one not whole within `requestTimeoutMs` with 1008.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { answerAndClose, answerClientError } from './client-error.js';
 import type { Logger } from './logger.js';
+import { ClientFrames } from './websocket-frames.js';
 
 export interface ConnectionLimits {
   /** Open client connections at once (HTTP keep-alive, SSE and WebSocket alike). */
@@ -47,6 +51,13 @@ function busyBody(message: string): string {
   return JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] });
 }
 
+/** WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and reasons (at most 123 bytes). */
+const TRY_AGAIN_LATER = 1013;
+const POLICY_VIOLATION = 1008;
+const WEBSOCKET_BUSY_REASON = 'The gateway is receiving too many messages at once; retry later.';
+const WEBSOCKET_LATE_REASON = 'The message did not arrive in time.';
+/** How long a WebSocket closed for its message stays open, for the client to read the close frame. */
+const CLOSE_GRACE_MS = 1000;
 const CONNECTIONS_MESSAGE = 'The gateway has too many open connections; retry later.';
 const BODIES_MESSAGE = 'The gateway is receiving too many request bodies at once; retry later.';
 
@@ -93,46 +104,48 @@ export class RateLimitedWarning {
   }
 }
 
-/** Bytes reserved by request bodies not yet received in full. */
-class BodyReservations {
+const NOTHING_RESERVED = () => {};
+
+/** Bytes reserved by request bodies and WebSocket messages not yet received in full. */
+class ByteReservations {
   private reserved = 0;
-  constructor(
-    private readonly max: number,
-    private readonly unannounced: number,
-  ) {}
+  constructor(private readonly max: number) {}
 
   get bytes(): number {
     return this.reserved;
   }
 
-  /** Reserves the body's bytes until it is in (or the request is gone); false: over the budget. */
-  admit(request: IncomingMessage): boolean {
-    const bytes = this.bytesOf(request);
-    if (bytes <= SMALL_BODY_BYTES || request.complete) return true;
-    if (this.reserved + bytes > this.max) return false;
+  /** Reserves `bytes` until the returned release is called; undefined: over the budget. */
+  reserve(bytes: number): (() => void) | undefined {
+    if (bytes <= SMALL_BODY_BYTES) return NOTHING_RESERVED;
+    if (this.reserved + bytes > this.max) return undefined;
     this.reserved += bytes;
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       this.reserved -= bytes;
     };
-    // 'end' once the body is read; 'close' when it never will be (refused, aborted, timed out).
-    request.once('end', release).once('close', release);
-    return true;
   }
+}
 
-  private bytesOf(request: IncomingMessage): number {
-    const announced = request.headers['content-length'];
-    if (request.headers['transfer-encoding'] !== undefined) return this.unannounced;
-    if (announced === undefined) return 0;
-    // A length over the limit is refused (413) without reading a byte: it reserves only the limit.
-    return Math.min(Number(announced) || 0, this.unannounced);
-  }
+/** What a body reserves: its announced length; a chunked one, the largest allowed. */
+function bodyBytes(request: IncomingMessage, largest: number): number {
+  const announced = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] !== undefined) return largest;
+  if (announced === undefined) return 0;
+  // A length over the limit is refused (413) without reading a byte: it reserves only the limit.
+  return Math.min(Number(announced) || 0, largest);
 }
 
 export interface GatewayServer {
   readonly server: Server;
+  /**
+   * Bounds what an accepted WebSocket's messages hold while ws buffers them: a message reserves
+   * its bytes as a request body does (a fragmented one: the largest allowed) and must be whole
+   * within the request timeout, or the connection is closed (1013, 1008).
+   */
+  watchWebSocket(socket: Socket, close: (code: number, reason: string) => void): void;
   /** Puts the connection metrics in the registry /metrics serves. */
   registerMetrics(registry: Registry): void;
 }
@@ -147,7 +160,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
   server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
-  const bodies = new BodyReservations(limits.maxRequestBytesInFlight, limits.maxRequestBytes);
+  const reservations = new ByteReservations(limits.maxRequestBytesInFlight);
 
   const openConnections = new Gauge({
     name: 'gateway_http_connections',
@@ -162,21 +175,21 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   const refusedRequests = new Counter({
     name: 'gateway_http_requests_refused_total',
-    help: 'Requests answered 503 because their body would take the bytes being received past MAX_REQUEST_BYTES_IN_FLIGHT.',
+    help: 'Requests answered 503, and WebSocket connections closed 1013, because their body or message would take the bytes being received past MAX_REQUEST_BYTES_IN_FLIGHT.',
     labelNames: ['reason'],
     registers: [],
   });
   const timeouts = new Counter({
     name: 'gateway_http_request_timeouts_total',
-    help: 'Requests whose headers or body did not arrive in time (answered 408).',
+    help: 'Requests whose headers or body did not arrive in time (answered 408), and WebSocket messages (connection closed 1008).',
     registers: [],
   });
   const bytesInFlight = new Gauge({
     name: 'gateway_http_request_bytes_in_flight',
-    help: 'Request body bytes reserved by bodies being received.',
+    help: 'Bytes reserved by request bodies and WebSocket messages being received.',
     registers: [],
     collect() {
-      this.set(bodies.bytes);
+      this.set(reservations.bytes);
     },
   });
   for (const reason of ['limit', 'flood']) refusedConnections.inc({ reason }, 0);
@@ -188,11 +201,14 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   const bodiesWarning = new RateLimitedWarning((refused) =>
     log.warn(
       { refused, maxRequestBytesInFlight: limits.maxRequestBytesInFlight },
-      'request bytes in flight at their limit: requests with a body are answered 503',
+      'request bytes in flight at their limit: requests with a body are answered 503, WebSockets sending a message are closed',
     ),
   );
   const timeoutWarning = new RateLimitedWarning((timedOut) =>
-    log.info({ timedOut, headersTimeoutMs: headersTimeout, requestTimeoutMs: limits.requestTimeoutMs }, 'requests did not arrive in time: answered 408'),
+    log.info(
+      { timedOut, headersTimeoutMs: headersTimeout, requestTimeoutMs: limits.requestTimeoutMs },
+      'requests or WebSocket messages did not arrive in time: answered 408 or closed',
+    ),
   );
 
   let open = 0;
@@ -219,8 +235,17 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
     connectionWarning.note();
   });
 
+  /** Reserves the body's bytes until it is in (or the request is gone); false: over the budget. */
+  const admitBody = (request: IncomingMessage): boolean => {
+    if (request.complete) return true;
+    const release = reservations.reserve(bodyBytes(request, limits.maxRequestBytes));
+    // 'end' once the body is read; 'close' when it never will be (refused, aborted, timed out).
+    if (release) request.once('end', release).once('close', release);
+    return release !== undefined;
+  };
+
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (bodies.admit(request)) {
+    if (admitBody(request)) {
       handler(request, response);
       return;
     }
@@ -244,8 +269,56 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
     answerClientError(error, socket);
   });
 
+  const watchWebSocket = (socket: Socket, closeWebSocket: (code: number, reason: string) => void): void => {
+    let release: (() => void) | undefined;
+    let overdue: NodeJS.Timeout | undefined;
+    let closing = false;
+    const messageOver = () => {
+      release?.();
+      release = undefined;
+      clearTimeout(overdue);
+      overdue = undefined;
+    };
+    const close = (code: number, reason: string) => {
+      closing = true;
+      messageOver();
+      // ws sends the close frame and graphql-ws sends nothing more; the client's answer is not
+      // handed to ws, so the socket goes once the client could read the frame.
+      closeWebSocket(code, reason);
+      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+    };
+    const frames = new ClientFrames({
+      started(announced) {
+        release = reservations.reserve(Math.min(announced ?? limits.maxRequestBytes, limits.maxRequestBytes));
+        if (release) return;
+        refusedRequests.inc({ reason: 'bytes_in_flight' });
+        bodiesWarning.note();
+        close(TRY_AGAIN_LATER, WEBSOCKET_BUSY_REASON);
+      },
+      ended: messageOver,
+    });
+    // ws reads the socket through its 'data' listener: it is handed each read once that read is
+    // known not to begin a refused message, so ws never buffers, and graphql-ws never runs, one.
+    const wsReaders = socket.listeners('data') as ((this: Socket, chunk: Buffer) => void)[];
+    socket.removeAllListeners('data');
+    socket.on('data', (chunk: Buffer) => {
+      if (closing) return;
+      frames.push(chunk);
+      if (closing) return;
+      for (const read of wsReaders) read.call(socket, chunk);
+      if (!frames.receiving || overdue) return;
+      overdue = setTimeout(() => {
+        timeouts.inc();
+        timeoutWarning.note();
+        close(POLICY_VIOLATION, WEBSOCKET_LATE_REASON);
+      }, limits.requestTimeoutMs).unref();
+    });
+    socket.once('close', messageOver);
+  };
+
   return {
     server,
+    watchWebSocket,
     registerMetrics(registry) {
       for (const metric of [openConnections, refusedConnections, refusedRequests, timeouts, bytesInFlight]) registry.registerMetric(metric);
     },

@@ -78,7 +78,7 @@ async function main() {
   let gatewayBuilt!: (yoga: GatewayYoga) => void;
   const gateway = new Promise<GatewayYoga>((resolve) => (gatewayBuilt = resolve));
   // Connections, request timeouts and body bytes in flight are bounded there (src/connection-limits.ts).
-  const { server, registerMetrics } = createGatewayServer(
+  const { server, registerMetrics, watchWebSocket } = createGatewayServer(
     (request, response) => {
       // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
       if (draining) response.setHeader('connection', 'close');
@@ -121,7 +121,13 @@ async function main() {
   gatewayBuilt(yoga);
   const address = await listening;
   // Attached once listening: ws re-emits the server's listen errors, which are reported above.
-  const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
+  const webSockets = attachWebSockets(server, {
+    yoga,
+    liveAudit,
+    log,
+    maxPayloadBytes: config.maxRequestBytes,
+    watchSocket: watchWebSocket,
+  });
   log.info(
     { port: address.port, host: config.host, mode: config.mode, identity: !!config.identity, contentLibrary: !!config.contentLibrary },
     `Gateway ready at http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${address.port}/graphql`,

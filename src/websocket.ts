@@ -6,6 +6,7 @@
  * pipeline, so the checks are exactly those of HTTP; refused: close 4403, nothing reaches an upstream.
  */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -22,6 +23,8 @@ export interface WebSocketOptions {
   readonly liveAudit: LiveAudit;
   readonly log: Logger;
   readonly maxPayloadBytes: number;
+  /** Given each accepted connection's socket, and how to close it, before any of its messages is read. */
+  readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
   /** How long close() lets subscriptions send `complete` before closing the sockets. */
   readonly completeGraceMs?: number;
 }
@@ -69,6 +72,11 @@ const withCode = (errors: readonly GraphQLError[], code: string) =>
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
+  // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
+  const { watchSocket } = options;
+  if (watchSocket) {
+    wsServer.on('connection', (webSocket, request) => watchSocket(request.socket as Socket, (code, reason) => webSocket.close(code, reason)));
+  }
   /** Per connection: the handshake's request, its id and the caller it admitted, and its socket. */
   const connections = new WeakMap<object, { request: Request; state: RequestState; socket: WebSocket }>();
   /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */

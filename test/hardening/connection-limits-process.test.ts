@@ -1,11 +1,13 @@
 /**
  * The connection limits as the entry point (src/index.ts) wires them from MAX_CONNECTIONS and
  * REQUEST_TIMEOUT_MS: a stalled body is answered 408, a connection over the cap 503, both are
- * counted on /metrics, and a flood of refusals is logged once.
+ * counted on /metrics, and a flood of refusals is logged once; a WebSocket message that stalls
+ * closes its connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { keepAliveGet, metricValue, parse, postHead, rawClients, split } from '../helpers/raw-http.js';
+import { clientFrame, RawWebSocket } from '../helpers/websocket-frame.js';
 
 const open = rawClients();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,5 +53,16 @@ describe('the entry point (src/index.ts) with MAX_CONNECTIONS and REQUEST_TIMEOU
     expect(metricValue(scrape, 'gateway_http_connections_refused_total{reason="limit"}')).toBe(3);
     expect(metricValue(scrape, 'gateway_http_request_timeouts_total')).toBe(1);
     expect(gateway.stdout().match(/connection limit reached/g)).toHaveLength(1);
+  });
+
+  it('closes a WebSocket whose message has not arrived whole within REQUEST_TIMEOUT_MS with 1008', async () => {
+    const webSocket = await RawWebSocket.open(port, {});
+    try {
+      webSocket.send(clientFrame('{"id":"1",', { announced: 100 }));
+      await webSocket.until(() => webSocket.closeFrame !== undefined);
+      expect(webSocket.closeFrame).toEqual({ code: 1008, reason: 'The message did not arrive in time.' });
+    } finally {
+      webSocket.socket.destroy();
+    }
   });
 });

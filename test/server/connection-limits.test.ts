@@ -1,14 +1,15 @@
 /**
  * What a caller can hold open: connections over MAX_CONNECTIONS are answered 503 `RATE_LIMITED`,
  * a request whose headers or body stall is answered 408 after the request timeout, request bodies
- * being received are bounded in bytes across connections, and none of this cuts an SSE or
+ * and WebSocket messages being received are bounded in bytes across connections (a WebSocket
+ * message that stalls is closed after the request timeout), and none of this cuts an SSE or
  * WebSocket subscription, whose request was received long before. The entry point's wiring:
  * test/hardening/connection-limits-process.test.ts.
  */
 import { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGatewayServer, SMALL_BODY_BYTES, type ConnectionLimits } from '../../src/connection-limits.js';
 import { createLiveAudit } from '../../src/live/index.js';
@@ -24,6 +25,7 @@ import { keepAliveGet, metricValue, parse, postHead, query, rawClients } from '.
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { API_KEY, sleep, subscribeSse, subscribeWs } from '../live/live-server.js';
 import { closeServer } from '../helpers/listen.js';
+import { clientFrame, RawWebSocket } from '../helpers/websocket-frame.js';
 
 const REQUEST_TIMEOUT_MS = 300;
 const open = rawClients();
@@ -55,13 +57,19 @@ async function serve(limits: Partial<ConnectionLimits>): Promise<Served> {
   const upstreams: Upstreams = createUpstreams(config);
   const liveAudit = createLiveAudit(config, upstreams, log);
   const yoga = createGateway({ config, upstreams, log, metrics, liveAudit });
-  const { server, registerMetrics } = createGatewayServer(
+  const { server, registerMetrics, watchWebSocket } = createGatewayServer(
     (request, response) => void yoga(request, response),
     { maxConnections: 100, requestTimeoutMs: REQUEST_TIMEOUT_MS, maxRequestBytesInFlight: 1024 * 1024, maxRequestBytes: 256 * 1024, ...limits },
     log,
   );
   registerMetrics(metrics.registry);
-  const webSockets: WebSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
+  const webSockets: WebSockets = attachWebSockets(server, {
+    yoga,
+    liveAudit,
+    log,
+    maxPayloadBytes: config.maxRequestBytes,
+    watchSocket: watchWebSocket,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -284,5 +292,93 @@ describe('request bytes in flight', () => {
     expect(parse(await open(served.port, postHead(late.length) + late).answer()).body).toEqual({ data: { __typename: 'Query' } });
 
     expect(metricValue(await served.scrape(), 'gateway_http_requests_refused_total{reason="bytes_in_flight"}')).toBe(1);
+  });
+});
+
+const ANONYMOUS_QUERIES = 'graphql_envelop_request_total{operation_type="query",operation_name="anonymous"}';
+
+describe('WebSocket messages being received', () => {
+  let served: Served;
+  const sockets: RawWebSocket[] = [];
+  beforeAll(async () => {
+    // Room for 80 KB of (not small) bodies and messages being received at once.
+    served = await serve({ maxRequestBytesInFlight: 80 * 1024, requestTimeoutMs: 2500 });
+  });
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.socket.destroy();
+  });
+  afterAll(() => served.close());
+
+  const acknowledged = async () => {
+    const socket = await RawWebSocket.open(served.port, { 'x-api-key': API_KEY });
+    sockets.push(socket);
+    return socket;
+  };
+  /** A subscribe message of `bytes` bytes (its query padded with spaces), as one frame. */
+  const typenameOf = (id: string, bytes: number) => {
+    const message = (padding: number) => JSON.stringify({ id, type: 'subscribe', payload: { query: `{ __typename${' '.repeat(padding)}}` } });
+    return clientFrame(message(bytes - message(0).length));
+  };
+  const answered = (socket: RawWebSocket, id: string) =>
+    socket.until(() => socket.messages.some((m) => JSON.stringify(m) === JSON.stringify({ id, type: 'next', payload: { data: { __typename: 'Query' } } })));
+
+  it('closes a WebSocket whose message would take the bytes being received past the bound with 1013; small messages, other sockets and finished messages are served', async () => {
+    const [first, second, third, other] = await Promise.all([acknowledged(), acknowledged(), acknowledged(), acknowledged()]);
+    const big = typenameOf('big', 40 * 1024);
+    first.send(big.subarray(0, big.length - 1));
+    const medium = typenameOf('medium', 20 * 1024);
+    second.send(medium.subarray(0, 1000));
+    await untilReserved(served, 60 * 1024);
+
+    const executed = async () => metricValue(await served.scrape(), ANONYMOUS_QUERIES);
+    const executedBefore = await executed();
+    third.send(typenameOf('refused', 24 * 1024));
+    await third.until(() => third.closeFrame !== undefined);
+    expect(third.closeFrame).toEqual({ code: 1013, reason: 'The gateway is receiving too many messages at once; retry later.' });
+    // The budget is the one request bodies take too.
+    expect(parse(await open(served.port, postHead(24 * 1024) + '{').answer()).statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+
+    // A small message (not counted) is served on another socket and on those receiving a large one.
+    other.sendMessage({ id: 'small', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await answered(other, 'small');
+    // A large message, once whole, is served and frees its bytes.
+    first.send(big.subarray(big.length - 1));
+    await answered(first, 'big');
+    await untilReserved(served, 20 * 1024);
+    second.send(medium.subarray(1000));
+    await answered(second, 'medium');
+    await untilReserved(served, 0);
+    expect(first.closed || second.closed || other.closed).toBe(false);
+    expect(metricValue(await served.scrape(), 'gateway_http_requests_refused_total{reason="bytes_in_flight"}')).toBe(2);
+
+    // The refused message was never run, and its socket is gone.
+    await third.until(() => third.closed);
+    expect(third.messages.map((m) => (m as { type: string }).type)).toEqual(['connection_ack']);
+    expect(await executed()).toBe(executedBefore + 3);
+  });
+
+  it('closes a WebSocket whose message is not whole within the request timeout with 1008, small or large, and frees its bytes', async () => {
+    const timedOutBefore = metricValue(await served.scrape(), 'gateway_http_request_timeouts_total');
+    const [large, small, prompt] = await Promise.all([acknowledged(), acknowledged(), acknowledged()]);
+    large.send(typenameOf('large', 30 * 1024).subarray(0, 20 * 1024));
+    small.send(typenameOf('small', 100).subarray(0, 50));
+    await untilReserved(served, 30 * 1024);
+    const started = Date.now();
+
+    // Sent in pieces, within the timeout: served.
+    const pieces = typenameOf('prompt', 30 * 1024);
+    prompt.send(pieces.subarray(0, 10));
+    await sleep(300);
+    prompt.send(pieces.subarray(10));
+    await answered(prompt, 'prompt');
+
+    for (const stalled of [large, small]) {
+      await stalled.until(() => stalled.closed);
+      expect(stalled.closeFrame).toEqual({ code: 1008, reason: 'The message did not arrive in time.' });
+    }
+    expect(Date.now() - started).toBeGreaterThan(1500);
+    await untilReserved(served, 0);
+    expect(prompt.closed).toBe(false);
+    expect(metricValue(await served.scrape(), 'gateway_http_request_timeouts_total')).toBe(timedOutBefore + 2);
   });
 });
