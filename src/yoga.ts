@@ -38,6 +38,7 @@ import { useUnsupportedMediaType } from './plugins/unsupported-media-type.js';
 import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
+import { isVariableValueError } from './variable-errors.js';
 import { schema } from './schema/index.js';
 import { useWebSocketHandshake } from './websocket.js';
 import type { Upstreams } from './upstream/types.js';
@@ -84,8 +85,7 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
         extensions: { code: original.code },
       });
     }
-    // A variable that does not coerce (a bad DateTime, an unknown enum value) is the caller's mistake.
-    if (error instanceof GraphQLError && error.originalError instanceof GraphQLError && !error.path) {
+    if (isVariableValueError(error)) {
       return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });
     }
     if (error instanceof GraphQLError && !error.originalError) {

@@ -10,6 +10,7 @@ import { ErrorCode, GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { callerOf } from './caller-auth.js';
 import { currentRequestId, requestIdOf } from './request-id.js';
+import { isVariableValueError } from '../variable-errors.js';
 
 const CALLER_MISTAKES = new Set<string>([ErrorCode.BAD_USER_INPUT, ErrorCode.UNAUTHENTICATED, ErrorCode.NOT_FOUND]);
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -35,6 +36,8 @@ function originalOf(error: unknown): unknown {
 
 /** Logs one field error once, with its log-only detail, at the level it deserves. */
 export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors): void {
+  // The access line carries its BAD_USER_INPUT, as for any caller mistake without detail to add.
+  if (isVariableValueError(error)) return;
   const original = originalOf(error);
   if (!(original instanceof Error) || original === error || logged.has(original)) return;
   logged.add(original);

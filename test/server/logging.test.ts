@@ -72,6 +72,24 @@ describe('one access line per request, each error once at the right level', () =
     expect(lines.filter((l) => (l.level as number) >= 30 && l.msg !== 'request')).toHaveLength(1);
   });
 
+  it('does not log a variable value the caller got wrong at warn or error, nor with a stack: the access line carries BAD_USER_INPUT', async () => {
+    const query = 'query Page($filter: AuditEventFilter) { auditEvents(first: 1, filter: $filter) { totalCount } }';
+    const wrongValues = [{ from: 'yesterday' }, { action: 'NOT_AN_ACTION' }, { unknownField: 1 }, { objectType: { nested: true } }];
+    for (const [i, filter] of wrongValues.entries()) {
+      const before = gateway.logs().length;
+      const { access } = await linesOf(`req-bad-variable-${i}`, '/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'key-alpha' },
+        body: JSON.stringify({ query, variables: { filter } }),
+      });
+      expect(access, JSON.stringify(filter)).toHaveLength(1);
+      expect(access[0]).toMatchObject({ level: 30, operationName: 'Page', errors: ['BAD_USER_INPUT'] });
+      const written = gateway.logs().slice(before);
+      expect(written.filter((l) => (l.level as number) >= WARN), JSON.stringify(filter)).toHaveLength(0);
+      expect(JSON.stringify(written)).not.toMatch(/"stack"/);
+    }
+  });
+
   it('does not log a CSRF refusal at error', async () => {
     const before = gateway.logs().length;
     const { response, access } = await linesOf('req-csrf', `/graphql?query=${encodeURIComponent('{ __typename }')}`, {
