@@ -4,7 +4,7 @@
  * failure is one `warn` with its detail; only the unexpected is `error`, with its stack.
  */
 import { getOperationAST, GraphQLError } from 'graphql';
-import type { Plugin, YogaLogger } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { GatewayContext, RequestState } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -52,12 +52,21 @@ export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors)
   }
 }
 
-/** Logs each field error of a single result once, with its log-only detail and the request id. */
+/**
+ * Logs each field error of a single result, and each error that refused a subscription, once, with
+ * its log-only detail and the request id.
+ */
 export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
   return {
     onExecute: () => ({
       onExecuteDone: ({ args, result }) => {
         if (!('errors' in result) || !result.errors) return;
+        for (const error of result.errors) logFieldError(args.contextValue.log, error, logged);
+      },
+    }),
+    onSubscribe: () => ({
+      onSubscribeResult: ({ args, result }) => {
+        if (isAsyncIterable(result) || !result.errors) return;
         for (const error of result.errors) logFieldError(args.contextValue.log, error, logged);
       },
     }),

@@ -90,6 +90,27 @@ describe('one access line per request, each error once at the right level', () =
     }
   });
 
+  it('logs a refused subscription once, at info with its code, never at error or with a stack', async () => {
+    const refused = [
+      'subscription { auditEventAdded(since: "2000-01-01T00:00:00Z") { __typename } }',
+      'subscription { auditEventAdded(resumeAfter: "not-a-token") { __typename } }',
+      'subscription { auditEventAdded(resumeAfter: "x", since: "2026-01-01T00:00:00Z") { __typename } }',
+    ];
+    for (const [i, query] of refused.entries()) {
+      const before = gateway.logs().length;
+      const { response, access, lines } = await linesOf(`req-refused-subscription-${i}`, '/graphql', {
+        ...graphql(query, { 'x-api-key': 'key-alpha' }),
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': 'key-alpha' },
+      });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(access[0]).toMatchObject({ level: 30, errors: ['BAD_USER_INPUT'] });
+      expect(lines.filter((l) => l.code === 'BAD_USER_INPUT').map((l) => l.level), query).toEqual([30]);
+      const written = gateway.logs().slice(before);
+      expect(written.filter((l) => (l.level as number) >= WARN), query).toHaveLength(0);
+      expect(JSON.stringify(written)).not.toMatch(/"stack"/);
+    }
+  });
+
   it('does not log a CSRF refusal at error', async () => {
     const before = gateway.logs().length;
     const { response, access } = await linesOf('req-csrf', `/graphql?query=${encodeURIComponent('{ __typename }')}`, {
