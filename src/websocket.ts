@@ -75,7 +75,9 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
   const { watchSocket } = options;
   if (watchSocket) {
-    wsServer.on('connection', (webSocket, request) => watchSocket(request.socket as Socket, (code, reason) => webSocket.close(code, reason)));
+    wsServer.on('connection', (webSocket, request) =>
+      watchSocket(request.socket as Socket, (code, reason) => webSocket.close(code, reason)),
+    );
   }
   /** Per connection: the handshake's request, its id and the caller it admitted, and its socket. */
   const connections = new WeakMap<object, { request: Request; state: RequestState; socket: WebSocket }>();
