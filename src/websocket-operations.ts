@@ -1,5 +1,6 @@
 /**
- * The operations of one WebSocket connection, so that every stream the gateway starts is ended.
+ * The operations of one WebSocket connection, so that every stream the gateway starts is ended,
+ * and so that what a connection runs at once is bounded.
  *
  * graphql-ws keeps one record per id. A client may complete an operation while its onSubscribe
  * still runs and reuse the id at once (the protocol frees an id on `complete`); graphql-ws then
@@ -7,15 +8,28 @@
  * was never returned, not on `complete` and not on close. Here each subscribe message is an
  * operation of its own, ended when graphql-ws completes it, when a newer one takes its id, or when
  * the socket closes.
+ *
+ * Each operation has a signal, aborted when it ends: its upstream calls give up, and what it holds
+ * until its answer has left (a large operation's turn) is given back. An operation is executing
+ * from its subscribe message until it ends or becomes a live stream (streams have limits of their
+ * own); graphql-ws would start any number of them, each holding its context and upstream calls.
  */
-
 /** What a stream needs for ending it: graphql-ws's and Yoga's streams are async generators. */
 type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
+  readonly #aborter = new AbortController();
   #stream: Stream | undefined;
   #ended = false;
   #superseded = false;
+
+  /** Called once, when the operation stops executing: it ended, or became a stream. */
+  constructor(private readonly settled: () => void = () => {}) {}
+
+  /** Aborted when the operation ends. */
+  get signal(): AbortSignal {
+    return this.#aborter.signal;
+  }
 
   /** Ended: completed, superseded, or its socket closed. */
   get ended(): boolean {
@@ -31,8 +45,13 @@ export class Operation {
     return this.#stream !== undefined && !this.#ended;
   }
 
+  get executing(): boolean {
+    return this.#stream === undefined && !this.#ended;
+  }
+
   /** Keeps the operation's stream, or ends it at once if the operation has already ended. */
   attach(stream: Stream): void {
+    if (this.executing) this.settled();
     this.#stream = stream;
     if (this.#ended) endStream(stream);
   }
@@ -40,7 +59,9 @@ export class Operation {
   end(superseded = false): void {
     this.#superseded ||= superseded;
     if (this.#ended) return;
+    if (this.executing) this.settled();
     this.#ended = true;
+    this.#aborter.abort();
     if (this.#stream) endStream(this.#stream);
   }
 }
@@ -52,11 +73,36 @@ function endStream(stream: Stream): void {
     .catch(() => undefined);
 }
 
+/** Operations executing at once: on one connection, and on all of them together. */
+export interface ExecutionLimits {
+  readonly perConnection: number;
+  readonly total: number;
+}
+
+/** Executing operations of every connection, counted against `ExecutionLimits.total`. */
+export class ExecutingOperations {
+  count = 0;
+  constructor(readonly limits: ExecutionLimits) {}
+}
+
 export class ConnectionOperations {
   /** The newest operation of each id. */
   readonly #byId = new Map<string, Operation>();
   /** graphql-ws's hooks name a subscribe message by its payload object. */
   readonly #byPayload = new WeakMap<object, Operation>();
+  #executing = 0;
+
+  constructor(private readonly all: ExecutingOperations) {}
+
+  /** Why another operation may not start executing now, if it may not. */
+  get executionRefusal(): string | undefined {
+    const { perConnection, total } = this.all.limits;
+    if (this.#executing >= perConnection) {
+      return `A WebSocket connection runs at most ${perConnection} operations at once; send this one when another has finished.`;
+    }
+    if (this.all.count >= total) return 'The gateway is running too many WebSocket operations at once; retry later.';
+    return undefined;
+  }
 
   /**
    * Called as onSubscribe begins. graphql-ws closes the socket (4409) on a subscribe for an id
@@ -64,7 +110,12 @@ export class ConnectionOperations {
    */
   start(id: string, payload: object): Operation {
     this.#byId.get(id)?.end(true);
-    const operation = new Operation();
+    this.#executing += 1;
+    this.all.count += 1;
+    const operation = new Operation(() => {
+      this.#executing -= 1;
+      this.all.count -= 1;
+    });
     this.#byId.set(id, operation);
     this.#byPayload.set(payload, operation);
     return operation;

@@ -15,7 +15,13 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { RequestState } from './context.js';
 import { LIVE_SOCKET, type LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
-import { ConnectionOperations, neverAnswered, type Operation } from './websocket-operations.js';
+import {
+  ConnectionOperations,
+  ExecutingOperations,
+  neverAnswered,
+  type ExecutionLimits,
+  type Operation,
+} from './websocket-operations.js';
 import type { GatewayYoga } from './yoga.js';
 
 export interface WebSocketOptions {
@@ -27,7 +33,16 @@ export interface WebSocketOptions {
   readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
   /** How long close() lets subscriptions send `complete` before closing the sockets. */
   readonly completeGraceMs?: number;
+  /** Operations executing at once (live streams not counted); the defaults: WEBSOCKET_EXECUTION_LIMITS. */
+  readonly executionLimits?: ExecutionLimits;
 }
+
+/**
+ * Beyond these, a subscribe message is refused with RATE_LIMITED: graphql-ws runs every message it
+ * gets at once, and each operation holds its context and upstream calls until it is answered. Over
+ * HTTP the connection cap bounds that; a WebSocket could otherwise start operations without end.
+ */
+export const WEBSOCKET_EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
 
 export interface WebSockets {
   /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
@@ -83,9 +98,10 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   const connections = new WeakMap<object, { request: Request; state: RequestState; socket: WebSocket }>();
   /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
   const operations = new Map<object, ConnectionOperations>();
+  const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
   const operationsOf = (ctx: object) => {
     let ofConnection = operations.get(ctx);
-    if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations()));
+    if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations(executing)));
     return ofConnection;
   };
 
@@ -94,11 +110,13 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     const connection = connections.get(ctx);
     if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
     // Every operation of the connection carries the handshake's request id and caller, and its
-    // socket: closed should the client of a live subscription stop reading.
+    // socket: closed should the client of a live subscription stop reading. Its request is its
+    // own, with the operation's signal: aborted when the operation ends.
+    const { url, method, headers } = connection.request;
     const enveloped = yoga.getEnveloped({
       ...connection.state,
       [LIVE_SOCKET]: connection.socket,
-      request: connection.request,
+      request: new Request(url, { method, headers, signal: operation.signal }),
       params: payload,
     });
     let document;
@@ -148,7 +166,12 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       onSubscribe: async (ctx, id, payload) => {
         // Before any await: a newer subscribe of this id must find this one.
         const ofConnection = operationsOf(ctx);
+        const refusal = ofConnection.executionRefusal;
         const operation = ofConnection.start(id, payload);
+        if (refusal) {
+          ofConnection.forget(id, operation);
+          return [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })];
+        }
         const answer = await prepare(ctx, payload, operation);
         if (operation.superseded) return neverAnswered();
         // A refusal is sent as `error`; graphql-ws completes nothing for it.

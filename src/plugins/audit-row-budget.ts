@@ -218,6 +218,9 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       const { request, res } = args.contextValue;
       return takeSlot().then((release) => {
         releases.set(request, release);
+        // No Node response to watch (a WebSocket operation): the turn is given back when the
+        // request's signal says the operation is over, its answer sent or its client gone.
+        if (!res) request.signal.addEventListener('abort', release, { once: true });
         return {
           // Under `yoga.fetch` no connection tells when an answer is out: an incremental
           // (@defer/@stream) result, still executing when its response starts, frees the slot when

@@ -31,7 +31,8 @@ function insertSpread(live: LiveServer, count: number, objectType: string, from:
 
 describe('catch-up reads', () => {
   it('stop when their subscription is completed at once: few upstream calls, and queries stay fast', async () => {
-    server = await startLiveServer({ env: { UPSTREAM_MAX_CONNECTIONS: '8' } });
+    // Room for all 300 at once: what one connection may run at once is test/live/websocket-limits.test.ts's.
+    server = await startLiveServer({ env: { UPSTREAM_MAX_CONNECTIONS: '8' }, executionLimits: { perConnection: 1000, total: 1000 } });
     const live = server;
     live.sim.control.setLatency(200, 'audit');
     const query = async () => {

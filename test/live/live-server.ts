@@ -13,6 +13,7 @@ import { createLiveAudit, type LiveAudit } from '../../src/live/index.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
+import type { ExecutionLimits } from '../../src/websocket-operations.js';
 import { createGateway } from '../../src/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
@@ -42,6 +43,7 @@ export async function startLiveServer(
     onRequest?: (request: IncomingMessage) => void;
     /** Sees every connection the server accepts (HTTP and WebSocket alike). */
     onConnection?: (socket: Socket) => void;
+    executionLimits?: ExecutionLimits;
   } = {},
 ): Promise<LiveServer> {
   const sim = await startSimulator({ eventCount: 200, ...options.simulator });
@@ -69,7 +71,13 @@ export async function startLiveServer(
     void yoga(request, response);
   });
   if (options.onConnection) server.on('connection', options.onConnection);
-  const webSockets = attachWebSockets(server, { yoga, liveAudit, log, maxPayloadBytes: config.maxRequestBytes });
+  const webSockets = attachWebSockets(server, {
+    yoga,
+    liveAudit,
+    log,
+    maxPayloadBytes: config.maxRequestBytes,
+    ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
