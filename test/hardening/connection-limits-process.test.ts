@@ -4,7 +4,7 @@
  * counted on /metrics, and a flood of refusals is logged once; a WebSocket message that stalls
  * closes its connection.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { keepAliveGet, metricValue, parse, postHead, rawClients, split } from '../helpers/raw-http.js';
 import { clientFrame, RawWebSocket } from '../helpers/websocket-frame.js';
@@ -52,6 +52,8 @@ describe('the entry point (src/index.ts) with MAX_CONNECTIONS and REQUEST_TIMEOU
     const scrape = await scrapeAlone();
     expect(metricValue(scrape, 'gateway_http_connections_refused_total{reason="limit"}')).toBe(3);
     expect(metricValue(scrape, 'gateway_http_request_timeouts_total')).toBe(1);
+    // The child's log reaches this process through a pipe, on its own time.
+    await vi.waitFor(() => expect(gateway.stdout()).toContain('connection limit reached'), { timeout: 5000 });
     expect(gateway.stdout().match(/connection limit reached/g)).toHaveLength(1);
   });
 
