@@ -29,7 +29,14 @@ export interface HttpResult {
 
 /** fetch with a deadline, returning status, headers and the body both raw and parsed. */
 export async function http(url: string, init: RequestInit = {}, timeoutMs = 4000): Promise<HttpResult> {
-  const res = await fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
+  const send = () => fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
+  // A GET is sent again once if its reused keep-alive connection was closed under it, as browsers do;
+  // on a loaded machine the client's idle timer can fire after the server's.
+  const res = await send().catch((error: unknown) => {
+    const reset = (error as { cause?: { code?: string } }).cause?.code === 'ECONNRESET';
+    if (reset && (init.method ?? 'GET') === 'GET') return send();
+    throw error;
+  });
   const text = await res.text();
   let json: unknown;
   try {

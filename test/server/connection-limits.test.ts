@@ -237,15 +237,15 @@ describe('connections over MAX_CONNECTIONS', () => {
 
     // Clients that never close their side: each refusal lingers a second for its client to read it.
     const refused = Array.from({ length: 256 }, () => open(served.port));
-    for (const client of refused) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+    // Read together: one after another, the first ones' second could be over before the flood.
+    const answers = await Promise.all(refused.map((client) => client.answer()));
+    for (const answer of answers) expect(parse(answer).statusLine).toBe('HTTP/1.1 503 Service Unavailable');
     expect(await untilServerConnections(served, 3 + 256)).toBe(3 + 256);
 
     // Sending nothing, so that the server's close reaches them as an end, not as a reset of unread bytes.
     const flood = Array.from({ length: 5 }, () => open(served.port));
-    for (const client of flood) {
-      await client.answer();
-      expect({ received: client.received, ended: client.ended }).toEqual({ received: '', ended: true });
-    }
+    await Promise.all(flood.map((client) => client.answer()));
+    for (const client of flood) expect({ received: client.received, ended: client.ended }).toEqual({ received: '', ended: true });
     expect(metricValue(await served.scrape(), 'gateway_http_connections_refused_total{reason="flood"}')).toBe(floodBefore + 5);
 
     // The held connections are still served, and once the refusals are gone a new connection is answered again.
