@@ -14,6 +14,7 @@
  * from its subscribe message until it ends or becomes a live stream (streams have limits of their
  * own); graphql-ws would start any number of them, each holding its context and upstream calls.
  */
+
 /** What a stream needs for ending it: graphql-ws's and Yoga's streams are async generators. */
 type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
