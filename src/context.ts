@@ -6,6 +6,8 @@ import type { Upstreams } from './upstream/types.js';
 export interface Caller {
   /** `anonymous`, `api-key:<n>` (index of the matching key), or a JWT subject. */
   readonly id: string;
+  /** When the credential that admitted the caller expires (a JWT's `exp`), in epoch milliseconds. */
+  readonly expiresAt?: number;
 }
 
 export const ANONYMOUS: Caller = { id: 'anonymous' };

@@ -161,6 +161,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
           return false;
         }
         connections.set(ctx, { request, state, socket: ctx.extra.socket });
+        closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
         return true;
       },
       onSubscribe: async (ctx, id, payload) => {
@@ -214,3 +215,29 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Node's timers hold at most this long (about 24.8 days); a later expiry is waited for in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** As a refused handshake is closed: clients that reconnect with fresh connection params get in again. */
+const FORBIDDEN = 4403;
+const EXPIRED_CLOSE_GRACE_MS = 1000;
+
+/**
+ * A connection admitted by a token lasts as long as the token: at its expiry the socket is closed
+ * with 4403, and its subscriptions end with it, so a token that is no longer valid runs nothing more.
+ */
+function closeAtExpiry(socket: WebSocket, expiresAt: number | undefined): void {
+  if (expiresAt === undefined) return;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const left = expiresAt - Date.now();
+    if (left > 0) timer = setTimeout(check, Math.min(left, LONGEST_TIMER_MS)).unref();
+    else {
+      socket.close(FORBIDDEN, 'The token has expired; connect again with a new one.');
+      // A client that never answers the close frame does not keep its subscriptions for ws's 30 s.
+      timer = setTimeout(() => socket.terminate(), EXPIRED_CLOSE_GRACE_MS).unref();
+    }
+  };
+  check();
+  socket.once('close', () => clearTimeout(timer));
+}

@@ -120,7 +120,7 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       }) as Plugin,
     );
   }
-  const admitCaller: Plugin<object, RequestState & { [JWT_FIELD]?: { payload?: { sub?: unknown } } }> = {
+  const admitCaller: Plugin<object, RequestState & { [JWT_FIELD]?: { payload?: { sub?: unknown; exp?: unknown } } }> = {
     onRequestParse({ request, serverContext }) {
       const apiKey = request.headers.get('x-api-key');
       if (apiKey !== null && keys.length > 0) {
@@ -132,8 +132,11 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       // useJWT ran first: it rejected a token that does not verify and kept the payload of one that does.
       const verified = serverContext[JWT_FIELD];
       if (verified?.payload) {
-        const subject = verified.payload.sub;
-        serverContext.caller = { id: typeof subject === 'string' ? `jwt:${subject}` : 'jwt' };
+        const { sub: subject, exp } = verified.payload;
+        serverContext.caller = {
+          id: typeof subject === 'string' ? `jwt:${subject}` : 'jwt',
+          ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}),
+        };
         return;
       }
       if (!options.allowAnonymous) {
