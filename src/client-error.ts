@@ -47,14 +47,15 @@ const LINGER_MS = 1000;
 /**
  * Writes a last answer and closes the connection. What the client sends meanwhile is read and
  * dropped (closing with unread bytes would reset the answer away), and the connection is
- * destroyed once the client closes its side or after a second, whichever is first: a client that
- * never closes (the server's sockets allow half-open connections) does not keep it.
+ * destroyed once the client closes its side (Node destroys a socket whose two sides are done) or
+ * after a second, whichever is first: a client that never closes (the server's sockets allow
+ * half-open connections) does not keep it.
  */
 export function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => socket.destroy());
   socket.end(answer);
   socket.resume();
-  socket.once('end', () => socket.destroy());
   const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  // Stryker disable next-line StringLiteral,ArrowFunction: an uncancelled timer destroys the closed socket a second later, which does nothing
   socket.once('close', () => clearTimeout(timer));
 }

@@ -4,6 +4,7 @@
  * a real socket: client-error.test.ts.
  */
 import { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { answerClientError } from '../../src/client-error.js';
 
@@ -78,5 +79,35 @@ describe('answerClientError', () => {
     answerClientError(parserError('HPE_INVALID_CHUNK_SIZE'), socket);
     expect(socket.destroyed).toBe(true);
     expect(written).toEqual([]);
+  });
+});
+
+describe('the connection after the answer', () => {
+  it('reads and drops what the client still sends, and is closed once the client has closed its side', async () => {
+    const { socket } = fakeSocket();
+    answerClientError(parserError('HPE_INVALID_METHOD'), socket);
+    socket.push('GET / HTTP/1.1\r\n\r\n');
+    await sleep(10);
+    expect(socket.destroyed).toBe(false);
+    socket.push(null);
+    await sleep(10);
+    expect(socket.destroyed).toBe(true);
+  });
+
+  it('is closed a second after the answer when the client never closes its side', async () => {
+    const { socket } = fakeSocket();
+    answerClientError(parserError('HPE_INVALID_METHOD'), socket);
+    await sleep(900);
+    expect(socket.destroyed).toBe(false);
+    await sleep(200);
+    expect(socket.destroyed).toBe(true);
+  });
+
+  it('is closed, and the process goes on, when the connection fails after the answer', () => {
+    const { socket } = fakeSocket();
+    answerClientError(parserError('HPE_INVALID_METHOD'), socket);
+    // Without a listener, an error on the socket would be thrown as an uncaught exception.
+    socket.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    expect(socket.destroyed).toBe(true);
   });
 });
