@@ -285,6 +285,18 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     expect(cache.stats().entries).toBe(0);
   });
 
+  it('keeps a window that closed exactly the settle time ago', async () => {
+    const clock = Date.now();
+    const lookups: CacheLookupEvent['outcome'][] = [];
+    const { api } = cacheOver(plain, { now: () => clock, events: { onCacheLookup: (event) => lookups.push(event.outcome) } });
+    const toMillis = clock - 60_000;
+    const query = { fromMillis: toMillis - 73 * HOUR, toMillis, pageSize: 5, startIndex: 0 };
+    await api.auditReport(query, plain.call);
+    await api.auditReport(query, plain.call);
+    expect(upstreamCalls(plain)).toBe(1);
+    expect(lookups).toEqual(['miss', 'hit']);
+  });
+
   it('forgets a page after its TTL and reports every lookup through onCacheLookup', async () => {
     let clock = Date.now();
     const lookups: CacheLookupEvent['outcome'][] = [];

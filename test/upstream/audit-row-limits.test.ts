@@ -94,6 +94,20 @@ describe('audit record values', () => {
     expect(failed).toEqual([1]);
   });
 
+  it.each([
+    ['arrays', true],
+    ['objects', false],
+  ])('stops reading a record once it is past the limit: one nested too deep further on is refused for its values (%s)', (_name, asArray) => {
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_RECORD_DEPTH; i++) deep = asArray ? [deep] : { next: deep };
+    const zeros = new Array(600).fill(0);
+    const group = (items: unknown[]) => (asArray ? items : Object.fromEntries(items.map((item, i) => [`k${i}`, item])));
+    // 600 values, then 600 more before the deep branch: the second group passes the limit before its end.
+    const record = JSON.stringify({ ...good, values: { ...good.values, a: group(zeros), b: group([...zeros, deep]) } });
+    const { rows } = readAuditRows([row(record)]);
+    expect(rows[0]).toEqual(tooMany);
+  });
+
   it('counts the members of objects: a `values` of 65,000 keys is refused', () => {
     const values = Object.fromEntries(Array.from({ length: 65_000 }, (_, i) => [`k${i}`, i]));
     const { rows } = readAuditRows([row(JSON.stringify({ ...good, values }))]);

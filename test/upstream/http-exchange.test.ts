@@ -220,6 +220,16 @@ describe('a body of many arrays and objects', { timeout: 10_000 }, () => {
     await expect(answering(emptyArrays(MAX_BODY_CONTAINERS - 1))).resolves.toHaveLength(MAX_BODY_CONTAINERS - 1);
   });
 
+  it('is read with exactly that many outside its strings while its strings hold more', async () => {
+    const body = `[${['"["', ...new Array(MAX_BODY_CONTAINERS - 1).fill('[]')].join(',')}]`;
+    await expect(answering(body)).resolves.toHaveLength(MAX_BODY_CONTAINERS);
+  });
+
+  it('counts only arrays and objects, not the numbers and commas between them', async () => {
+    const body = { text: '['.repeat(MAX_BODY_CONTAINERS), numbers: new Array(MAX_BODY_CONTAINERS).fill(0) };
+    await expect(answering(JSON.stringify(body))).resolves.toEqual(body);
+  });
+
   it('is read whatever brackets its strings hold, escaped quotes and backslashes included', async () => {
     const brackets = '[{'.repeat(MAX_BODY_CONTAINERS);
     const text = `\\" ${brackets} \\`;

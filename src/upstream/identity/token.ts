@@ -134,7 +134,7 @@ export class TokenManager implements CredentialSource {
             'content-type': 'application/x-www-form-urlencoded',
           },
           body: form.toString(),
-          secrets: refreshToken === undefined ? undefined : [refreshToken],
+          secrets: [refreshToken],
           schema: tokenResponseSchema,
           credentialRoute: true,
           retryLikeGet: true,
