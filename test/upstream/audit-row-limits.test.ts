@@ -108,6 +108,15 @@ describe('audit record values', () => {
     expect(rows[0]).toEqual(tooMany);
   });
 
+  it("gives an array's later elements only the room its earlier ones left: one nested too deep further on is refused for its values", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_RECORD_DEPTH; i++) deep = [deep];
+    const zeros = new Array(600).fill(0);
+    // Both groups in one array: the second has room for about 400 values, so it stops before the deep branch.
+    const record = JSON.stringify({ ...good, values: { ...good.values, list: [zeros, [...zeros, deep]] } });
+    expect(readAuditRows([row(record)]).rows[0]).toEqual(tooMany);
+  });
+
   it('counts the members of objects: a `values` of 65,000 keys is refused', () => {
     const values = Object.fromEntries(Array.from({ length: 65_000 }, (_, i) => [`k${i}`, i]));
     const { rows } = readAuditRows([row(JSON.stringify({ ...good, values }))]);
