@@ -15,6 +15,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { RequestState } from './context.js';
 import { LIVE_SOCKET, type LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
+import { WebSocketOperationLog } from './plugins/logging.js';
 import {
   ConnectionOperations,
   ExecutingOperations,
@@ -99,6 +100,13 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
   const operations = new Map<object, ConnectionOperations>();
   const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
+  /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
+  const accessLogs = new WeakMap<object, WebSocketOperationLog>();
+  const writeAccessLog = (ctx: { extra: { socket: WebSocket } }, payload: object, refused = false) => {
+    const { socket } = ctx.extra;
+    const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
+    accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
+  };
   const operationsOf = (ctx: object) => {
     let ofConnection = operations.get(ctx);
     if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations(executing)));
@@ -106,7 +114,12 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   };
 
   /** The execution arguments of a subscribe message, or the errors that refuse it. */
-  async function prepare(ctx: object, payload: SubscribePayload, operation: Operation): Promise<ExecutionArgs | GraphQLError[]> {
+  async function prepare(
+    ctx: object,
+    payload: SubscribePayload,
+    operation: Operation,
+    access: WebSocketOperationLog,
+  ): Promise<ExecutionArgs | GraphQLError[]> {
     const connection = connections.get(ctx);
     if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
     // Every operation of the connection carries the handshake's request id and caller, and its
@@ -125,6 +138,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     } catch (error) {
       return withCode([error instanceof GraphQLError ? error : new GraphQLError('The operation does not parse.')], 'GRAPHQL_PARSE_FAILED');
     }
+    access.parsed(document, payload.operationName);
     const errors = enveloped.validate(enveloped.schema, document);
     if (errors.length > 0) return withCode(errors, 'GRAPHQL_VALIDATION_FAILED');
     const args: ExecutionArgs = {
@@ -169,19 +183,30 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         const ofConnection = operationsOf(ctx);
         const refusal = ofConnection.executionRefusal;
         const operation = ofConnection.start(id, payload);
-        if (refusal) {
-          ofConnection.forget(id, operation);
-          return [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })];
+        const access = new WebSocketOperationLog(id);
+        accessLogs.set(payload, access);
+        const answer = refusal
+          ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
+          : await prepare(ctx, payload, operation, access);
+        if (operation.superseded) {
+          writeAccessLog(ctx, payload);
+          return neverAnswered();
         }
-        const answer = await prepare(ctx, payload, operation);
-        if (operation.superseded) return neverAnswered();
         // A refusal is sent as `error`; graphql-ws completes nothing for it.
-        if (Array.isArray(answer)) ofConnection.forget(id, operation);
+        if (Array.isArray(answer)) {
+          ofConnection.forget(id, operation);
+          access.sent(answer);
+          writeAccessLog(ctx, payload, true);
+        }
         return answer;
       },
+      onNext: (_ctx, _id, payload, _args, result) => accessLogs.get(payload)?.sent(result.errors),
       // The last step before graphql-ws files the stream (or result) under its id.
       onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
-      onComplete: (ctx, id, payload) => operations.get(ctx)?.complete(id, payload),
+      onComplete: (ctx, id, payload) => {
+        writeAccessLog(ctx, payload);
+        return operations.get(ctx)?.complete(id, payload);
+      },
       onClose: (ctx) => {
         operations.get(ctx)?.endAll();
         operations.delete(ctx);

@@ -3,7 +3,7 @@
  * A caller's mistake (bad input, no key, a CSRF refusal) is `info` on its access line; an upstream
  * failure is one `warn` with its detail; only the unexpected is `error`, with its stack.
  */
-import { getOperationAST, GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { GatewayContext, RequestState } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
@@ -17,6 +17,7 @@ const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
 const MAX_LOGGED_PATH = 256;
 const MAX_LOGGED_CODES = 8;
+const MAX_LOGGED_ID = 64;
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
 /** The caller's W3C trace id, so the access line joins the caller's trace even without tracing on. */
@@ -116,6 +117,20 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
   };
 }
 
+type ErrorsWithCodes = readonly { extensions?: Record<string, unknown> }[];
+
+/** Adds the codes of an answer's errors to those its access line lists, up to MAX_LOGGED_CODES. */
+function addCodes(codes: Set<string>, errors: ErrorsWithCodes): Set<string> {
+  for (const error of errors) {
+    if (codes.size >= MAX_LOGGED_CODES) break;
+    codes.add(String(error.extensions?.code ?? 'UNKNOWN'));
+  }
+  return codes;
+}
+
+const nameOf = (name: string | undefined | null) => (name ? (GRAPHQL_NAME.test(name) ? name : '(unreadable name)') : undefined);
+const millisecondsSince = (started: number) => Math.round((performance.now() - started) * 10) / 10;
+
 interface AccessRecord {
   readonly started: number;
   /** As Yoga parsed it on the way in. */
@@ -127,8 +142,6 @@ interface AccessRecord {
 /** One line per HTTP request: method, path, status, duration, operation, caller and error codes. */
 export function useAccessLog(log: Logger): Plugin<object, RequestState> {
   const records = new WeakMap<Request, AccessRecord>();
-  const nameOf = (name: string | undefined | null) =>
-    name ? (GRAPHQL_NAME.test(name) ? name : '(unreadable name)') : undefined;
   return {
     onRequest({ request, url }) {
       records.set(request, { started: performance.now(), path: url.pathname });
@@ -145,8 +158,7 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
       const record = records.get(request);
       const errors = Array.isArray(result) ? result.flatMap((r) => r.errors ?? []) : 'errors' in result ? result.errors : undefined;
       if (!record || !errors?.length) return;
-      const codes = new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')));
-      record.codes = [...codes].slice(0, MAX_LOGGED_CODES);
+      record.codes = [...addCodes(new Set(), errors)];
     },
     onResponse({ request, response, serverContext }) {
       const record = records.get(request);
@@ -160,13 +172,63 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
         method: request.method.slice(0, 16),
         path: path.slice(0, MAX_LOGGED_PATH),
         status: response.status,
-        durationMs: record ? Math.round((performance.now() - record.started) * 10) / 10 : undefined,
+        durationMs: record ? millisecondsSince(record.started) : undefined,
         operationName: record?.operationName,
         caller: callerOf(serverContext).id,
         ...(record?.codes ? { errors: record.codes } : {}),
+        // The request a WebSocket connection's handshake runs (src/websocket.ts).
+        ...('handshake' in serverContext ? { websocket: 'handshake' } : {}),
         ...(traceId ? { trace_id: traceId } : {}),
       };
       log[level](entry, 'request');
     },
   };
+}
+
+/** How an operation over a WebSocket ended, as its access line says. */
+export type WebSocketOperationEnd = 'complete' | 'error' | 'socket closed';
+
+/**
+ * The access line of one operation over a WebSocket, written once, when it ends. A connection's
+ * operations share its handshake's request id and caller, so each line also says the operation's
+ * own id, name and type, how long it ran, how it ended and the codes of the errors it was sent.
+ */
+export class WebSocketOperationLog {
+  readonly #started = performance.now();
+  #operationName: string | undefined;
+  #operationType: string | undefined;
+  readonly #codes = new Set<string>();
+  #written = false;
+
+  constructor(private readonly id: string) {}
+
+  parsed(document: DocumentNode, operationName: string | null | undefined): void {
+    const operation = getOperationAST(document, operationName ?? undefined);
+    this.#operationName = nameOf(operation?.name?.value);
+    this.#operationType = operation?.operation;
+  }
+
+  /** Errors sent to the client: in a result, or as the `error` message that refused the operation. */
+  sent(errors: ErrorsWithCodes | undefined): void {
+    if (errors) addCodes(this.#codes, errors);
+  }
+
+  write(log: Logger, connection: RequestState, end: WebSocketOperationEnd): void {
+    if (this.#written) return;
+    this.#written = true;
+    if (!log.isLevelEnabled('info')) return;
+    log.info(
+      {
+        requestId: connection.requestId,
+        operationId: this.id.slice(0, MAX_LOGGED_ID),
+        operationName: this.#operationName,
+        operationType: this.#operationType,
+        durationMs: millisecondsSince(this.#started),
+        caller: callerOf(connection).id,
+        end,
+        ...(this.#codes.size ? { errors: [...this.#codes] } : {}),
+      },
+      'websocket operation',
+    );
+  }
 }

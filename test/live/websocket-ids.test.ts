@@ -65,6 +65,17 @@ describe('a subscription id reused right after its complete', () => {
 
     socket.close();
     await until(() => live.liveAudit.stats().subscriptions === 0 && live.liveAudit.stats().pollers.length === 0);
+    // One access line per subscribe message, those completed while being set up included.
+    const accessLines = () => live.logs().filter((l) => l.msg === 'websocket operation');
+    await until(() => accessLines().length >= ids.length * 11);
+    await sleep(100);
+    for (const id of ids) {
+      const ends = accessLines()
+        .filter((l) => l.operationId === id)
+        .map((l) => l.end);
+      expect(ends.sort()).toEqual([...Array<string>(10).fill('complete'), 'socket closed']);
+    }
+    expect(accessLines()).toHaveLength(ids.length * 11);
   });
 
   it('ends every stream of a socket closed in the middle of such a burst', async () => {

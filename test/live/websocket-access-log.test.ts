@@ -1,0 +1,120 @@
+/**
+ * Operations over a WebSocket do not pass through Yoga's HTTP hooks, so each writes its own access
+ * line when it ends: the connection's request id and caller, the operation's id, name and type,
+ * its duration, how it ended and the codes of the errors it was sent.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RawWebSocket } from '../helpers/websocket-frame.js';
+import { API_KEY, LIVE_QUERY, registered, startLiveServer, type LiveServer } from './live-server.js';
+
+let server: LiveServer | undefined;
+const sockets: RawWebSocket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.socket.destroy();
+  await server?.close();
+  server = undefined;
+});
+
+type Message = { id?: string; type: string; payload?: unknown };
+
+async function connect(live: LiveServer): Promise<RawWebSocket> {
+  const socket = await RawWebSocket.open(Number(new URL(live.url).port), { 'x-api-key': API_KEY });
+  sockets.push(socket);
+  return socket;
+}
+
+const subscribe = (socket: RawWebSocket, id: string, query: string, operationName?: string) =>
+  socket.sendMessage({ id, type: 'subscribe', payload: { query, ...(operationName ? { operationName } : {}) } });
+
+/** Waits for the operation's `complete` or `error`. */
+const settled = (socket: RawWebSocket, id: string) =>
+  socket.until(() => (socket.messages as Message[]).some((m) => m.id === id && (m.type === 'complete' || m.type === 'error')), 10_000);
+
+const operationLines = (live: LiveServer) => live.logs().filter((l) => l.msg === 'websocket operation');
+
+/** The one access line of operation `id`, once written. */
+async function lineOf(live: LiveServer, id: string): Promise<Record<string, unknown>> {
+  await vi.waitFor(() => expect(operationLines(live).filter((l) => l.operationId === id)).toHaveLength(1), { timeout: 5000 });
+  return operationLines(live).find((l) => l.operationId === id)!;
+}
+
+describe('the access line of an operation over a WebSocket', () => {
+  it("names the operation and carries the handshake's request id and caller", async () => {
+    server = await startLiveServer();
+    const socket = await connect(server);
+    subscribe(socket, 'page-1', 'query RecentAudit { auditEvents(first: 2) { totalCount } }');
+    await settled(socket, 'page-1');
+
+    const handshake = server.logs().filter((l) => l.msg === 'request' && l.websocket === 'handshake');
+    expect(handshake).toHaveLength(1);
+    const line = await lineOf(server, 'page-1');
+    expect(line).toMatchObject({
+      level: 30,
+      requestId: handshake[0]!.requestId,
+      operationName: 'RecentAudit',
+      operationType: 'query',
+      caller: 'api-key:0',
+      end: 'complete',
+    });
+    expect(line.durationMs).toEqual(expect.any(Number));
+    expect(line).not.toHaveProperty('errors');
+    // Only the handshake is an HTTP request: the operation writes no `request` line of its own.
+    expect(server.logs().filter((l) => l.msg === 'request')).toHaveLength(1);
+  });
+
+  it('lists the codes of the errors in its result', async () => {
+    server = await startLiveServer();
+    const socket = await connect(server);
+    subscribe(socket, 'missing', '{ a: updateSession(id: "no-such-session") { id } b: updateSession(id: "other") { id } }');
+    await settled(socket, 'missing');
+
+    expect(await lineOf(server, 'missing')).toMatchObject({ operationType: 'query', end: 'complete', errors: ['NOT_FOUND'] });
+  });
+
+  it('says a refused operation ended in an error, with its code', async () => {
+    server = await startLiveServer({ executionLimits: { perConnection: 1, total: 100 } });
+    server.sim.control.setLatency(300, 'audit');
+    const socket = await connect(server);
+    subscribe(socket, 'invalid', '{ noSuchField }');
+    subscribe(socket, 'slow', '{ auditEvents(first: 1) { totalCount } }');
+    subscribe(socket, 'one-too-many', '{ auditEvents(first: 1) { totalCount } }');
+    await settled(socket, 'invalid');
+    await settled(socket, 'one-too-many');
+    await settled(socket, 'slow');
+
+    expect(await lineOf(server, 'invalid')).toMatchObject({ end: 'error', errors: ['GRAPHQL_VALIDATION_FAILED'] });
+    expect(await lineOf(server, 'one-too-many')).toMatchObject({ end: 'error', errors: ['RATE_LIMITED'] });
+    expect(await lineOf(server, 'slow')).toMatchObject({ end: 'complete' });
+    expect(operationLines(server)).toHaveLength(3);
+  });
+
+  it('is written when a live subscription ends: completed by the client, or with its socket', async () => {
+    server = await startLiveServer();
+    const socket = await connect(server);
+    const live = server;
+    await registered(live, () => subscribe(socket, 'completed', LIVE_QUERY, 'Live'));
+    await registered(live, () => subscribe(socket, 'cut-off', LIVE_QUERY, 'Live'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(operationLines(live)).toHaveLength(0);
+
+    socket.sendMessage({ id: 'completed', type: 'complete' });
+    const completed = await lineOf(live, 'completed');
+    expect(completed).toMatchObject({ operationName: 'Live', operationType: 'subscription', end: 'complete' });
+    expect(completed.durationMs).toBeGreaterThanOrEqual(200);
+
+    socket.socket.destroy();
+    expect(await lineOf(live, 'cut-off')).toMatchObject({ operationType: 'subscription', end: 'socket closed' });
+    expect(operationLines(live)).toHaveLength(2);
+  });
+
+  it('lists the code of the error that ended a live subscription', async () => {
+    server = await startLiveServer({ env: { AUDIT_LIVE_GIVE_UP_MS: '300' } });
+    const live = server;
+    const socket = await connect(live);
+    await registered(live, () => subscribe(socket, 'given-up', LIVE_QUERY, 'Live'));
+    live.sim.control.failNext(1000, 503, { route: 'audit' });
+    await settled(socket, 'given-up');
+
+    expect(await lineOf(live, 'given-up')).toMatchObject({ operationType: 'subscription', end: 'complete', errors: ['UPSTREAM_UNAVAILABLE'] });
+  });
+});
