@@ -1,5 +1,6 @@
 /**
- * Request logging: one access line per request, and each error once at the level it deserves.
+ * Request logging: one access line per request (and per operation over a WebSocket), and each
+ * error once at the level it deserves.
  * A caller's mistake (bad input, no key, a CSRF refusal) is `info` on its access line; an upstream
  * failure is one `warn` with its detail; only the unexpected is `error`, with its stack.
  */
