@@ -77,6 +77,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly #abort = new AbortController();
   #caughtUp: { promise: Promise<void>; resolve: () => void } | undefined;
   #connection: ConnectionOptions = {};
+  #connectionChecked = false;
   readonly #stall = new StallWatch({ limitMs: () => this.#pauseAllowed(), onStall: () => this.#stalled() });
 
   constructor(options: SubscriberOptions) {
@@ -172,11 +173,15 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#flush();
   }
 
-  /** Drops what waits and ends the stream with RATE_LIMITED; the client's slot is free at once. */
+  /**
+   * Drops what waits and ends the stream with RATE_LIMITED; the client's slot is free at once.
+   * The client has the end grace from now to take the error, and its connection is ended then if
+   * it still holds unsent data, whether or not the error was taken.
+   */
   #cutOff(): void {
     this.#pending.clear();
-    const endIfUndrained = this.#connection.endIfUndrained;
-    if (endIfUndrained) setTimeout(endIfUndrained, this.#endGraceMs()).unref();
+    this.#stall.pulled();
+    if (this.#connection.endIfUndrained) setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
     this.fail(
       new GatewayError(
         'RATE_LIMITED',
@@ -217,8 +222,15 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       return;
     }
     // Ended, and its client has not taken what is left: its connection does not drain.
-    this.#connection.endIfUndrained?.();
+    this.#endConnectionIfUndrained();
     this.#close();
+  }
+
+  /** Once: a cut-off's grace and a stall after it end at the same time. */
+  #endConnectionIfUndrained(): void {
+    if (this.#connectionChecked) return;
+    this.#connectionChecked = true;
+    this.#connection.endIfUndrained?.();
   }
 
   #remember(digest: string, timestamp: number): void {

@@ -345,6 +345,34 @@ describe('a client that does not keep up', () => {
     expect(endIfUndrained).toHaveBeenCalledTimes(1);
   });
 
+  it('cut off for a stall, still has the grace time to take its error, and its connection is ended once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { subscriber, closed } = subscribe();
+    const endIfUndrained = vi.fn();
+    subscriber.connect({ endIfUndrained, stallMs: 1000, endGraceMs: 500 });
+    subscriber.offer([record(1, now)]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(closed).toEqual([subscriber]);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(endIfUndrained).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(endIfUndrained).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(endIfUndrained).toHaveBeenCalledTimes(1);
+    // Not taken within the grace: closed, its error dropped.
+    expect(await take(subscriber)).toBe('done');
+  });
+
+  it('cut off for a stall, gets its error when it reads again within the grace time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { subscriber } = subscribe();
+    subscriber.connect({ endIfUndrained: vi.fn(), stallMs: 1000, endGraceMs: 500 });
+    subscriber.offer([record(1, now)]);
+    await vi.advanceTimersByTimeAsync(1400);
+    expect(await take(subscriber)).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+    expect(await take(subscriber)).toBe('done');
+  });
+
   it('is cut off without a connection to end too', async () => {
     const { subscriber, closed } = subscribe({ maxBuffered: 0 });
     subscriber.offer([record(1, now)]);
