@@ -62,6 +62,16 @@ describe('the access line of an operation over a WebSocket', () => {
     expect(server.logs().filter((l) => l.msg === 'request')).toHaveLength(1);
   });
 
+  it("keeps the first 64 characters of the client's operation id", async () => {
+    server = await startLiveServer();
+    const socket = await connect(server);
+    const id = `${'i'.repeat(64)}${'x'.repeat(936)}`;
+    subscribe(socket, id, '{ __typename }');
+    await settled(socket, id);
+
+    expect(await lineOf(server, 'i'.repeat(64))).toMatchObject({ end: 'complete', operationType: 'query' });
+  });
+
   it('lists the codes of the errors in its result', async () => {
     server = await startLiveServer();
     const socket = await connect(server);
