@@ -4,7 +4,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
-import { API_KEY, LIVE_QUERY, sleep, type Variables } from './live-server.js';
+import { RawWebSocket } from '../helpers/websocket-frame.js';
+import { API_KEY, LIVE_QUERY, sleep, type LiveServer, type Variables } from './live-server.js';
 
 const hostAndPort = (url: string) => new URL(url);
 
@@ -71,4 +72,32 @@ export async function openRawWs(url: string): Promise<{ socket: WebSocket; messa
   socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': API_KEY } }));
   while (!messages.some((m) => m.type === 'connection_ack')) await sleep(5);
   return { socket, messages };
+}
+
+export type WsMessage = { id?: string; type: string; payload?: unknown };
+
+/** Acknowledged graphql-transport-ws connections to a live server, destroyed together by `destroyAll`. */
+export class RawConnections {
+  readonly #sockets: RawWebSocket[] = [];
+
+  async open(live: LiveServer): Promise<RawWebSocket> {
+    const socket = await RawWebSocket.open(Number(new URL(live.url).port), { 'x-api-key': API_KEY });
+    this.#sockets.push(socket);
+    return socket;
+  }
+
+  destroyAll(): void {
+    for (const socket of this.#sockets.splice(0)) socket.socket.destroy();
+  }
+}
+
+export const wsMessagesOf = (socket: RawWebSocket, id: string) => (socket.messages as WsMessage[]).filter((m) => m.id === id);
+
+export const sendSubscribe = (socket: RawWebSocket, id: string, query: string, operationName?: string) =>
+  socket.sendMessage({ id, type: 'subscribe', payload: { query, ...(operationName ? { operationName } : {}) } });
+
+/** The operation's messages once it has its `complete` or `error`. */
+export async function settledOperation(socket: RawWebSocket, id: string): Promise<WsMessage[]> {
+  await socket.until(() => wsMessagesOf(socket, id).some((m) => m.type === 'complete' || m.type === 'error'), 15_000);
+  return wsMessagesOf(socket, id);
 }

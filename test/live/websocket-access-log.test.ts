@@ -4,31 +4,18 @@
  * its duration, how it ended and the codes of the errors it was sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RawWebSocket } from '../helpers/websocket-frame.js';
-import { API_KEY, LIVE_QUERY, registered, startLiveServer, type LiveServer } from './live-server.js';
+import { LIVE_QUERY, registered, startLiveServer, type LiveServer } from './live-server.js';
+import { RawConnections, sendSubscribe as subscribe, settledOperation as settled } from './raw-clients.js';
 
 let server: LiveServer | undefined;
-const sockets: RawWebSocket[] = [];
+const connections = new RawConnections();
 afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.socket.destroy();
+  connections.destroyAll();
   await server?.close();
   server = undefined;
 });
 
-type Message = { id?: string; type: string; payload?: unknown };
-
-async function connect(live: LiveServer): Promise<RawWebSocket> {
-  const socket = await RawWebSocket.open(Number(new URL(live.url).port), { 'x-api-key': API_KEY });
-  sockets.push(socket);
-  return socket;
-}
-
-const subscribe = (socket: RawWebSocket, id: string, query: string, operationName?: string) =>
-  socket.sendMessage({ id, type: 'subscribe', payload: { query, ...(operationName ? { operationName } : {}) } });
-
-/** Waits for the operation's `complete` or `error`. */
-const settled = (socket: RawWebSocket, id: string) =>
-  socket.until(() => (socket.messages as Message[]).some((m) => m.id === id && (m.type === 'complete' || m.type === 'error')), 10_000);
+const connect = (live: LiveServer) => connections.open(live);
 
 const operationLines = (live: LiveServer) => live.logs().filter((l) => l.msg === 'websocket operation');
 

@@ -5,26 +5,20 @@
  * gives back a large operation's turn once its answer is sent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RawWebSocket } from '../helpers/websocket-frame.js';
 import { API_KEY, registered, startLiveServer, sleep, subscribeWs, type LiveServer } from './live-server.js';
+import { RawConnections, sendSubscribe as subscribe, settledOperation as settled } from './raw-clients.js';
 
 let server: LiveServer | undefined;
-const sockets: RawWebSocket[] = [];
+const connections = new RawConnections();
 afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.socket.destroy();
+  connections.destroyAll();
   await server?.close();
   server = undefined;
 });
 
 const PAGE = '{ auditEvents(first: 3) { edges { cursor } } }';
 const LARGE_PAGE = '{ auditEvents(first: 2000) { totalCount } }';
-const portOf = (live: LiveServer) => Number(new URL(live.url).port);
-
-async function connect(live: LiveServer): Promise<RawWebSocket> {
-  const socket = await RawWebSocket.open(portOf(live), { 'x-api-key': API_KEY });
-  sockets.push(socket);
-  return socket;
-}
+const connect = (live: LiveServer) => connections.open(live);
 
 /** The data of a large page asked for over HTTP, which must come within `timeoutMs`. */
 async function largePageOverHttp(live: LiveServer, timeoutMs: number): Promise<unknown> {
@@ -35,16 +29,6 @@ async function largePageOverHttp(live: LiveServer, timeoutMs: number): Promise<u
     signal: AbortSignal.timeout(timeoutMs),
   });
   return ((await response.json()) as { data?: unknown }).data;
-}
-
-type Message = { id?: string; type: string; payload?: unknown };
-const messagesOf = (socket: RawWebSocket, id: string) => (socket.messages as Message[]).filter((m) => m.id === id);
-const subscribe = (socket: RawWebSocket, id: string, query: string) =>
-  socket.sendMessage({ id, type: 'subscribe', payload: { query } });
-/** The operation's messages once it has its `complete` or `error`. */
-async function settled(socket: RawWebSocket, id: string): Promise<Message[]> {
-  await socket.until(() => messagesOf(socket, id).some((m) => m.type === 'complete' || m.type === 'error'), 15_000);
-  return messagesOf(socket, id);
 }
 
 describe('operations a WebSocket runs at once', () => {
