@@ -197,9 +197,9 @@ describe('large operations', () => {
     const first = execute('{ auditEvents(first: 1001) }');
     await vi.waitFor(() => expect(held.has(1001)).toBe(true));
 
-    // Exactly 3 lookups: not large, they run at once.
-    const three = '{ a: updateSessionFiles(updateSessionId: "x") b: updateSession(id: "y") _entities(representations: ["r"]) }';
-    expect(await execute(three)).toEqual({ data: { a: ['file'], b: 'y', _entities: ['r'] } });
+    // Exactly 3 lookups: not large, they run at once, whatever other fields come with them.
+    const three = '{ a: updateSessionFiles(updateSessionId: "x") b: updateSession(id: "y") _entities(representations: ["r"]) c: other d: other }';
+    expect(await execute(three)).toEqual({ data: { a: ['file'], b: 'y', _entities: ['r'], c: 'x', d: 'x' } });
     expect(await execute('query($r: [String!]!) { _entities(representations: $r) }', { r: ['1', '2', '3'] })).toBeDefined();
     // Four: from a list variable, from a literal list, or over two response keys; each waits its turn.
     const waiting = [
@@ -263,6 +263,21 @@ describe('large operations', () => {
     await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
     held.get(1006)!();
   });
+
+  it('give the turn of an operation run without an HTTP response (WebSocket) back when its request is aborted', async () => {
+    const gateway = server();
+    const operation = new AbortController();
+    const request = new Request('http://yoga.test/graphql', { method: 'POST', signal: operation.signal });
+    const enveloped = gateway.yoga.getEnveloped({ request });
+    const document = enveloped.parse('{ auditEvents(first: 1013) }');
+    await enveloped.execute({ schema: enveloped.schema, document, contextValue: await enveloped.contextFactory() });
+
+    const next = gateway.execute('{ auditEvents(first: 1014) }');
+    await settle();
+    expect(gateway.resolved).toEqual([1013]);
+    operation.abort();
+    await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
+  });
 });
 
 describe('large answers over HTTP', () => {
@@ -311,6 +326,18 @@ describe('large answers over HTTP', () => {
     unread.destroy();
     await expect(next).resolves.toEqual({ data: { auditEvents: ['row'] } });
     expect(gateway.resolved).toEqual([2000, 1010]);
+  });
+
+  it('give their turn back when the client left before the answer was ready', async () => {
+    const gateway = server();
+    const { post, postUnread } = await listening(gateway);
+    const gone = await postUnread('{ auditEvents(first: 1005) }');
+    await vi.waitFor(() => expect(gateway.held.has(1005)).toBe(true));
+    gone.destroy();
+    await settle();
+    // Answered after its connection closed: no close is left to wait for.
+    gateway.held.get(1005)!();
+    await expect(post('{ auditEvents(first: 1012) }')).resolves.toEqual({ data: { auditEvents: ['row'] } });
   });
 
   it.each([
