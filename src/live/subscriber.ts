@@ -181,7 +181,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #cutOff(): void {
     this.#pending.clear();
     this.#stall.pulled();
-    if (this.#connection.endIfUndrained) setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
+    setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
     this.fail(
       new GatewayError(
         'RATE_LIMITED',

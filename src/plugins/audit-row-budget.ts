@@ -218,8 +218,9 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       const { request, res } = args.contextValue;
       return takeSlot().then((release) => {
         releases.set(request, release);
-        // No Node response to watch (a WebSocket operation): the turn is given back when the
-        // request's signal says the operation is over, its answer sent or its client gone.
+        // No Node response to watch (a WebSocket operation, `yoga.fetch`): the turn is given back
+        // when the request's signal says the operation is over, its answer sent or its client gone.
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once; the release resolves a promise, a second call does nothing
         if (!res) request.signal.addEventListener('abort', release, { once: true });
         return {
           // Under `yoga.fetch` no connection tells when an answer is out: an incremental
@@ -228,8 +229,6 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
           onExecuteDone: ({ result }) => {
             if (res || !isAsyncIterable(result)) return;
             releases.delete(request);
-            // Stryker disable next-line ObjectLiteral,BooleanLiteral: the release resolves a promise; a second call does nothing
-            request.signal.addEventListener('abort', release, { once: true });
             return { onEnd: release };
           },
         };

@@ -40,6 +40,7 @@ describe('an operation', () => {
     expect(settled).toHaveBeenCalledTimes(1);
 
     operation.end();
+    operation.end();
     await settledSoon();
     expect(returned).toHaveBeenCalledTimes(1);
     expect(operation.streaming).toBe(false);
@@ -121,6 +122,9 @@ describe("a connection's operations", () => {
     expect(connection.streaming).toBe(0);
     // A payload it never started completes nothing.
     expect(connection.complete('a', {})).toBeUndefined();
+    // The id is free: a new operation under it replaces nothing.
+    connection.start('a', {});
+    expect(operation.superseded).toBe(false);
   });
 
   it('forgets an id only for the operation that holds it', () => {
