@@ -4,27 +4,15 @@
  * stream the gateway starts ends with its subscription, its successor, or its socket.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { API_KEY, LIVE_QUERY, sleep, startLiveServer, type LiveServer } from './live-server.js';
+import type WebSocket from 'ws';
+import { LIVE_QUERY, sleep, startLiveServer, type LiveServer } from './live-server.js';
+import { openRawWs as rawSocket } from './raw-clients.js';
 
 let server: LiveServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-type Message = { id?: string; type: string; payload?: unknown };
-
-/** A raw graphql-transport-ws socket, acknowledged, that records every message it receives. */
-async function rawSocket(url: string): Promise<{ socket: WebSocket; messages: Message[] }> {
-  const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
-  const messages: Message[] = [];
-  socket.on('message', (data) => messages.push(JSON.parse(String(data)) as Message));
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': API_KEY } }));
-  await until(() => messages.some((m) => m.type === 'connection_ack'));
-  return { socket, messages };
-}
 
 const subscribe = (socket: WebSocket, id: string) =>
   socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: LIVE_QUERY } }));
