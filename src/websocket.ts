@@ -5,7 +5,7 @@
  * `connectionParams` (`x-api-key`, `authorization`) by running them through Yoga's own request
  * pipeline, so the checks are exactly those of HTTP; refused: close 4403, nothing reaches an upstream.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
@@ -50,15 +50,33 @@ export interface WebSockets {
   close(): Promise<void>;
 }
 
-const AUTH_HEADERS = ['x-api-key', 'authorization'] as const;
+/** The connection params read as the HTTP headers of the same names: credentials and W3C trace context. */
+const HEADER_PARAMS = new Set(['x-api-key', 'authorization', 'traceparent', 'tracestate']);
+const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
+const MAX_PARAM_LENGTH = 8192;
 
-/** The request the caller would have sent over HTTP with these connection params. */
-function requestOf(connectionParams: Record<string, unknown> | undefined): Request {
-  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json' });
-  for (const name of AUTH_HEADERS) {
-    const value = connectionParams?.[name] ?? connectionParams?.[name.toLowerCase()];
-    if (typeof value === 'string' && value.length <= 8192) headers.set(name, value);
+/** Sets a header a caller sent, unless it is no header value at all (a line break, a wide character). */
+function setIfValid(headers: Headers, name: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length > MAX_PARAM_LENGTH) return;
+  try {
+    headers.set(name, value);
+  } catch {
+    // Left out: the caller is refused as one that sent no such header.
   }
+}
+
+/**
+ * The request the caller would have sent over HTTP with these connection params. Their names are
+ * matched as header names are, whatever their case; trace context may also come with the upgrade
+ * request's own headers, so a connection's operations continue the caller's trace.
+ */
+function requestOf(connectionParams: Record<string, unknown> | undefined, upgrade: IncomingMessage): Request {
+  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json' });
+  for (const [key, value] of Object.entries(connectionParams ?? {})) {
+    const name = key.toLowerCase();
+    if (HEADER_PARAMS.has(name)) setIfValid(headers, name, value);
+  }
+  for (const name of TRACE_HEADERS) if (!headers.has(name)) setIfValid(headers, name, upgrade.headers[name]);
   return new Request('http://gateway.internal/graphql', { method: 'POST', headers, body: '{"query":"{__typename}"}' });
 }
 
@@ -165,7 +183,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       execute: (args) => (args.rootValue as Prepared).execute(args) as never,
       subscribe: (args) => (args.rootValue as Prepared).stream as never,
       onConnect: async (ctx) => {
-        const request = requestOf(ctx.connectionParams);
+        const request = requestOf(ctx.connectionParams, ctx.extra.request);
         const state: RequestState = {};
         const response = await yoga.fetch(request, { handshake: state } satisfies HandshakeContext);
         await response.arrayBuffer();

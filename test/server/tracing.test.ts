@@ -4,7 +4,9 @@
  * auth on. Checks what a collector would receive and what the log lines on stdout carry.
  */
 import { randomBytes } from 'node:crypto';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
@@ -89,6 +91,27 @@ describe('tracing through the gateway process', { timeout: 30_000 }, () => {
     // The first call needed a token: the renewal is a span inside the call that waited for it.
     const token = await childOf(audit, 'POST token');
     expect(token.attributes).toMatchObject({ 'upstream.route': 'token', 'http.response.status_code': 200 });
+  });
+
+  it("continues the caller's trace over a WebSocket, from the connection params", async () => {
+    const caller = callerContext();
+    const client = createClient({
+      url: `${url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': API_KEY, traceparent: caller.traceparent },
+      retryAttempts: 0,
+    });
+    try {
+      const iterator = client.iterate({ query: 'query TracedOverWebSocket { auditEvents(first: 1) { edges { cursor } } }' });
+      const { value } = await iterator.next();
+      expect(value?.errors).toBeUndefined();
+      await iterator.return?.();
+    } finally {
+      await client.dispose();
+    }
+    const operation = await operationSpan('TracedOverWebSocket');
+    expect(operation).toMatchObject({ traceId: caller.traceId, parentSpanId: caller.spanId });
+    expect(await childOf(operation, 'GET audit-report')).toMatchObject({ traceId: caller.traceId });
   });
 
   it('records retries and the final status on the upstream span', async () => {
