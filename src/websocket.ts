@@ -4,6 +4,8 @@
  * validation, context, error masking). The caller is authenticated once per connection from
  * `connectionParams` (`x-api-key`, `authorization`) by running them through Yoga's own request
  * pipeline, so the checks are exactly those of HTTP; refused: close 4403, nothing reaches an upstream.
+ * Each operation writes its own access line when it ends, and continues the trace the handshake
+ * was given (`traceparent` in the params or the upgrade request's headers).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
