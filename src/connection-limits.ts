@@ -54,6 +54,7 @@ function busyBody(message: string): string {
 /** WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and reasons (at most 123 bytes). */
 const TRY_AGAIN_LATER = 1013;
 const POLICY_VIOLATION = 1008;
+const MESSAGE_TOO_BIG = 1009;
 const WEBSOCKET_BUSY_REASON = 'The gateway is receiving too many messages at once; retry later.';
 const WEBSOCKET_LATE_REASON = 'The message did not arrive in time.';
 /** How long a WebSocket closed for its message stays open, for the client to read the close frame. */
@@ -289,6 +290,12 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
     };
     const frames = new ClientFrames({
       started(announced) {
+        // Refused here, as ws would refuse it past its maxPayload, but before ws reads it: ws
+        // reports that as a socket error, which graphql-ws writes to stderr with its stack.
+        if (announced !== undefined && announced > limits.maxRequestBytes) {
+          close(MESSAGE_TOO_BIG, `A message may be at most ${limits.maxRequestBytes} bytes long.`);
+          return;
+        }
         release = reservations.reserve(Math.min(announced ?? limits.maxRequestBytes, limits.maxRequestBytes));
         if (release) return;
         refusedRequests.inc({ reason: 'bytes_in_flight' });

@@ -9,7 +9,7 @@
 import { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGatewayServer, SMALL_BODY_BYTES, type ConnectionLimits } from '../../src/connection-limits.js';
 import { createLiveAudit } from '../../src/live/index.js';
@@ -355,6 +355,23 @@ describe('WebSocket messages being received', () => {
     await third.until(() => third.closed);
     expect(third.messages.map((m) => (m as { type: string }).type)).toEqual(['connection_ack']);
     expect(await executed()).toBe(executedBefore + 3);
+  });
+
+  it('closes a WebSocket whose message announces more than MAX_REQUEST_BYTES with 1009 before reading it, and writes nothing to stderr', async () => {
+    const stderr = vi.spyOn(console, 'error');
+    try {
+      const [socket, other] = await Promise.all([acknowledged(), acknowledged()]);
+      socket.send(clientFrame('{"id":"huge",', { announced: 256 * 1024 + 1 }));
+      await socket.until(() => socket.closeFrame !== undefined);
+      expect(socket.closeFrame).toEqual({ code: 1009, reason: 'A message may be at most 262144 bytes long.' });
+      await untilReserved(served, 0);
+      // Other sockets, and their large messages, are served as before.
+      other.send(typenameOf('large', 40 * 1024));
+      await answered(other, 'large');
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+    }
   });
 
   it('closes a WebSocket whose message is not whole within the request timeout with 1008, small or large, and frees its bytes', async () => {
