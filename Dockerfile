@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build: docker build -t gateway .   Run: see README "Operations".
+# Build: docker build -t identity-content-gateway .   Run: see README "Docker".
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
