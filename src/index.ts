@@ -116,7 +116,8 @@ async function main() {
     events: metrics.upstreamEvents,
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });
-  const liveAudit = createLiveAudit(config, upstreams, log);
+  const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });
+  metrics.observeLiveAudit(liveAudit);
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit });
   gatewayBuilt(yoga);
   const address = await listening;

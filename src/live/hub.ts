@@ -7,11 +7,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, UpstreamError } from '../errors.js';
 import { UPSTREAM_ACTIONS } from '../schema/audit/actions.js';
+import { emit } from '../upstream/events.js';
 import type { IdentityApi } from '../upstream/types.js';
+import type { LiveAuditEvents, LiveEndReason } from './events.js';
 import { asGatewayError, FilterPoller } from './poller.js';
 import { filterKey, type LiveFilter, type LiveRecord } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
-import { LiveSubscriber, type LiveItem } from './subscriber.js';
+import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { Turns } from './turns.js';
 import { readWindow } from './window-read.js';
 
@@ -34,6 +36,7 @@ export interface LiveAuditOptions {
   readonly endGraceMs?: number;
   readonly pageSize?: number;
   readonly now?: () => number;
+  readonly events?: LiveAuditEvents | undefined;
 }
 
 export interface LiveSubscribeArgs {
@@ -80,6 +83,10 @@ export class CallerRateLimitedError extends GatewayError {
     this.name = 'CallerRateLimitedError';
   }
 }
+
+/** The gateway completes streams only when it shuts down. */
+const endReason = (ending: SubscriberEnding): LiveEndReason =>
+  ending === 'client' ? 'client' : ending === 'complete' ? 'shutdown' : ending.code;
 
 function filterOfKey(key: string): LiveFilter {
   const [objectType, action] = JSON.parse(key) as [string | null, string | null];
@@ -141,7 +148,11 @@ export class LiveAudit {
       settleMs,
       maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
       now,
-      onClose: (closed) => this.#remove(closed, key, callerId),
+      onClose: (closed, ending) => {
+        this.#remove(closed, key, callerId);
+        emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
+      },
+      onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered } } : {}),
     });
     this.#subscribers.add(subscriber);

@@ -8,13 +8,14 @@ export { LiveAudit, RateLimitedError, type LiveAuditOptions, type LiveAuditStats
 export { LIVE_SOCKET } from './connection.js';
 export { liveAuditOf, subscribeLive, useLiveAudit } from './plugin.js';
 export type { LiveItem } from './subscriber.js';
+export type { LiveAuditEvents, LiveEndReason } from './events.js';
 
-/** The gateway's LiveAudit, from its configuration; `tuning` is for tests and the bench. */
+/** The gateway's LiveAudit, from its configuration; `events` for metrics, the rest for tests and the bench. */
 export function createLiveAudit(
   config: Config,
   upstreams: Upstreams,
   log: Logger,
-  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs'> = {},
+  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs' | 'events'> = {},
 ): LiveAudit {
   return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
 }

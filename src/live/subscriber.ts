@@ -37,11 +37,19 @@ export interface SubscriberOptions {
   /** Records the client may fall further behind than it has been before it counts as too slow. */
   readonly maxBuffered: number;
   readonly now: () => number;
-  /** Called once as soon as the stream takes no more records (ended, cut off, client gone): frees its slot. */
-  readonly onClose: (subscriber: LiveSubscriber) => void;
+  /**
+   * Called once as soon as the stream takes no more records (ended, cut off, client gone): frees its
+   * slot. `ending` is how it ended: `client` when its client left first.
+   */
+  readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
+  /** Called for each record handed to the client. */
+  readonly onDelivered?: (() => void) | undefined;
   /** Where a resumed stream starts: records its predecessor delivered. */
   readonly resumedFrom?: { readonly newest: number; readonly delivered: readonly DeliveredEntry[] };
 }
+
+/** How a stream ended: completed by the gateway, with an error, or left by its client. */
+export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
 /** How a subscriber reaches its client's connection; see `LiveSubscriber.connect`. */
 export interface ConnectionOptions {
@@ -198,7 +206,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held = undefined;
     this.#abort.abort();
     this.#caughtUp?.resolve();
-    this.#options.onClose(this);
+    this.#options.onClose(this, this.#ending ?? 'client');
   }
 
   #checkCaughtUp(): void {
@@ -239,6 +247,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   }
 
   #take(record: LiveRecord): LiveItem {
+    this.#options.onDelivered?.();
     this.#remember(record.digest, record.timestamp);
     // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
     if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;

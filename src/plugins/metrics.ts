@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics at /metrics: GraphQL operations (the Yoga/envelop plugin, with names and
- * labels set here), upstream calls by service, route and status, credential renewals and cache
- * lookups. One registry per gateway instance.
+ * labels set here), upstream calls by service, route and status, credential renewals, cache
+ * lookups and live audit subscriptions. One registry per gateway instance.
  *
  * Names follow Prometheus conventions (counters end in `_total`, durations are `_seconds`
  * histograms). No label takes values a caller controls without bound: no URL, host or query
@@ -15,14 +15,19 @@ import {
   type FillLabelsFnParams,
 } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CLIENT_ERROR_CODES } from '../errors.js';
+import type { LiveAuditEvents, LiveAuditStats } from '../live/index.js';
 import type { UpstreamEvents } from '../upstream/events.js';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
   /** Hand these to createUpstreams. */
   readonly upstreamEvents: UpstreamEvents;
+  /** Hand these to createLiveAudit, and the LiveAudit made with them to observeLiveAudit. */
+  readonly liveAuditEvents: LiveAuditEvents;
+  /** Open live subscriptions and filters polled, read from the hub at each scrape. */
+  observeLiveAudit(live: { stats(): LiveAuditStats }): void;
   plugin(options: MetricsPluginOptions): Plugin;
 }
 
@@ -143,6 +148,20 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers: [registry],
   });
 
+  const liveEnded = new Counter({
+    name: 'gateway_live_subscriptions_ended_total',
+    help: 'Live audit subscriptions ended, by reason: client, shutdown, or the error code that ended them (RATE_LIMITED: the client did not keep up).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  // Every reason but an upstream's code is there from the start, so that rates start at 0.
+  for (const reason of ['client', 'shutdown', 'RATE_LIMITED']) liveEnded.inc({ reason }, 0);
+  const liveDelivered = new Counter({
+    name: 'gateway_live_records_delivered_total',
+    help: "Live audit records handed to subscribers' clients, one per record and subscriber.",
+    registers: [registry],
+  });
+
   const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
     graphql_envelop_request: createCounter<Phase, OperationLabel>({
       registry,
@@ -213,6 +232,28 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       onCacheLookup(event) {
         cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
       },
+    },
+    liveAuditEvents: {
+      onRecordDelivered: () => liveDelivered.inc(),
+      onSubscriptionEnd: (reason) => liveEnded.inc({ reason }),
+    },
+    observeLiveAudit(live) {
+      new Gauge({
+        name: 'gateway_live_subscriptions',
+        help: 'Open live audit subscriptions (SSE and WebSocket).',
+        registers: [registry],
+        collect() {
+          this.set(live.stats().subscriptions);
+        },
+      });
+      new Gauge({
+        name: 'gateway_live_pollers',
+        help: 'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
+        registers: [registry],
+        collect() {
+          this.set(live.stats().pollers.length);
+        },
+      });
     },
     plugin: ({ clientErrorCode }) =>
       usePrometheus({

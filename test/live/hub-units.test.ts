@@ -492,3 +492,87 @@ describe('connections and shutdown', () => {
     expect(identity.queries.length).toBe(calls);
   });
 });
+
+describe('events for metrics', () => {
+  function observed() {
+    const ends: string[] = [];
+    let delivered = 0;
+    return {
+      ends,
+      delivered: () => delivered,
+      events: { onSubscriptionEnd: (reason: string) => void ends.push(reason), onRecordDelivered: () => void delivered++ },
+    };
+  }
+
+  it('each record a client takes is one delivery, per subscriber; records dropped or not taken are none', async () => {
+    const identity = fakeIdentity();
+    const seen = observed();
+    const { live } = hub(identity, { events: seen.events });
+    const a = live.subscribe({});
+    const b = live.subscribe({});
+    const now = Date.now();
+    identity.records.push(auditRecord(1, now + 1), auditRecord(2, now + 2));
+    expect([await read(a), await read(a)]).toEqual(['uuid-1', 'uuid-2']);
+    expect(await read(b)).toBe('uuid-1');
+    expect(seen.delivered()).toBe(3);
+    // uuid-2 waits for b, which leaves: it is never delivered.
+    await b.return!();
+    expect(seen.delivered()).toBe(3);
+    expect(seen.ends).toEqual(['client']);
+  });
+
+  it('says why each subscription ended: client, shutdown, RATE_LIMITED or the upstream code, once each', async () => {
+    const identity = fakeIdentity();
+    const seen = observed();
+    const { live } = hub(identity, { events: seen.events, maxBuffered: 1 });
+    const left = live.subscribe({});
+    const slow = live.subscribe({ filter: { objectType: 'LOGIN' } });
+    await left.return!();
+    await left.return!();
+    expect(seen.ends).toEqual(['client']);
+
+    await until(() => live.stats().pollers.every((p) => p.polls > 0), 'first polls');
+    const now = Date.now();
+    identity.records.push(auditRecord(1, now + 1), auditRecord(2, now + 2));
+    await until(() => identity.queries.length > 4, 'polls');
+    identity.records.push(auditRecord(3, now + 3));
+    await until(() => seen.ends.length === 2, 'the cut-off');
+    expect(seen.ends).toEqual(['client', 'RATE_LIMITED']);
+    expect(await read(slow)).toBe('error RATE_LIMITED');
+    expect(await read(slow)).toBe('done');
+
+    const closed = live.subscribe({});
+    live.close();
+    expect(await read(closed)).toBe('done');
+    expect(seen.ends).toEqual(['client', 'RATE_LIMITED', 'shutdown']);
+
+    const failing = fakeIdentity();
+    failing.failWith = new Error('reset');
+    const other = observed();
+    const broken = hub(failing, { events: other.events, giveUpMs: 0 }).live;
+    const stream = broken.subscribe({});
+    expect(await read(stream)).toBe('error UPSTREAM_UNAVAILABLE');
+    expect(await read(stream)).toBe('done');
+    expect(other.ends).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(other.delivered()).toBe(0);
+  });
+
+  it('a hook that throws changes nothing for the stream', async () => {
+    const identity = fakeIdentity();
+    const { live } = hub(identity, {
+      events: {
+        onRecordDelivered: () => {
+          throw new Error('observer broke');
+        },
+        onSubscriptionEnd: () => {
+          throw new Error('observer broke');
+        },
+      },
+    });
+    const stream = live.subscribe({});
+    identity.records.push(auditRecord(1, Date.now() + 1));
+    expect(await read(stream)).toBe('uuid-1');
+    await stream.return!();
+    expect(live.stats().subscriptions).toBe(0);
+  });
+});

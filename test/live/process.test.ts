@@ -36,6 +36,44 @@ it('offers the live subscription as a GraphiQL tab, and in demo mode its stream 
   await iterator.return?.();
 }, 20_000);
 
+/** The value of an unlabelled series, or of one with these labels, in a scrape. */
+const sample = (scrape: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(scrape)?.[1] ?? Number.NaN);
+
+it('shows its live subscriptions, pollers, deliveries and why subscriptions ended on /metrics', async () => {
+  const scrape = async () => (await fetch(`${base}/metrics`)).text();
+  /** The next scrape for which `test` holds, within 5 s. */
+  const scrapeUntil = async (test: (scrape: string) => boolean) => {
+    const deadline = Date.now() + 5000;
+    let text = await scrape();
+    while (!test(text) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      text = await scrape();
+    }
+    return text;
+  };
+  // The earlier test's stream ends when the server sees its client gone.
+  const before = await scrapeUntil((text) => sample(text, 'gateway_live_subscriptions') === 0);
+  expect(sample(before, 'gateway_live_pollers')).toBe(0);
+  const iterator = sseClient(`${base}/graphql`, {}).iterate({ query: liveExample.query }) as AsyncIterableIterator<LivePayload>;
+  const received = new Received(iterator);
+  await received.until((r) => r.uuids.length >= 2, 10_000);
+  const during = await scrape();
+  expect(sample(during, 'gateway_live_subscriptions')).toBe(1);
+  expect(sample(during, 'gateway_live_pollers')).toBe(1);
+  const delivered = sample(during, 'gateway_live_records_delivered_total') - sample(before, 'gateway_live_records_delivered_total');
+  expect(delivered).toBeGreaterThanOrEqual(2);
+  // Records still on their way to the client are counted already; twice as many is no longer that.
+  expect(delivered).toBeLessThan(2 * received.uuids.length);
+  await iterator.return?.();
+  const ended = 'gateway_live_subscriptions_ended_total{reason="client"}';
+  const after = await scrapeUntil((text) => sample(text, ended) > sample(before, ended));
+  expect(sample(after, ended) - sample(before, ended)).toBe(1);
+  expect(sample(after, 'gateway_live_subscriptions')).toBe(0);
+  expect(sample(after, 'gateway_live_pollers')).toBe(0);
+  expect(sample(after, 'gateway_live_subscriptions_ended_total{reason="RATE_LIMITED"}')).toBe(0);
+}, 20_000);
+
 it('ends open SSE and WebSocket streams cleanly on SIGTERM and exits 0 within the grace period', async () => {
   const sse = await fetch(`${base}/graphql`, {
     method: 'POST',
