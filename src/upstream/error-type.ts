@@ -23,9 +23,13 @@ export async function readErrorType(body: Dispatcher.ResponseData['body']): Prom
   return undefined;
 }
 
+/** A type sharing this many characters in a row with a credential repeats part of it. */
+const ECHO_RUN = 8;
+
 /**
  * Drops the error's upstream error type when it repeats any part of the credentials its call sent
- * (header values such as `Bearer <token>`, a session id, a refresh token in the body).
+ * (header values such as `Bearer <token>`, a session id, a refresh token in the body): a whole
+ * piece of one, or a run of ECHO_RUN characters of one (a truncated echo, base64 without padding).
  */
 export function forgetEchoedCredentials(error: UpstreamError, sent: Iterable<string | undefined>): void {
   const detail = error.detail;
@@ -33,11 +37,19 @@ export function forgetEchoedCredentials(error: UpstreamError, sent: Iterable<str
   const type = detail?.['upstreamError'];
   if (typeof type !== 'string') return;
   for (const value of sent) {
-    if (value !== undefined && credentialPieces(value).some((piece) => piece !== '' && type.includes(piece))) {
+    if (value !== undefined && credentialPieces(value).some((piece) => piece !== '' && repeats(type, piece))) {
       delete detail!['upstreamError'];
       return;
     }
   }
+}
+
+function repeats(type: string, piece: string): boolean {
+  if (type.includes(piece)) return true;
+  for (let start = 0; start + ECHO_RUN <= type.length; start++) {
+    if (piece.includes(type.slice(start, start + ECHO_RUN))) return true;
+  }
+  return false;
 }
 
 /** The value, the credential after its scheme (`Bearer x`, `Basic x`), and a Basic credential's user and password. */

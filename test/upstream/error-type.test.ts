@@ -23,6 +23,10 @@ describe('an error type that repeats a credential', () => {
     ['a Basic credential under a lower-case scheme', 'err.pass-word', [`basic ${btoa('u:pass-word')}`]],
     ['a secret of the body', 'refresh-7', [undefined, 'refresh-7']],
     ['a credential after an empty scheme', 'x.token-7', [' token-7']],
+    ['a Basic credential without its padding', btoa('cluser:clpassSECRET').replace(/=+$/, ''), [basicAuthorization('cluser', 'clpassSECRET')]],
+    ['the start of a token', 'err.eyJhbGciOiJSUzI1', ['Bearer eyJhbGciOiJSUzI1NiJ9.payload.signature']],
+    ['the end of a session id', 'not_found.9f8e7d6c5b4a', ['0123456789f8e7d6c5b4a']],
+    ['eight characters of a password', 'err.Secr3t-x', [basicAuthorization('someone', 'longSecr3t-xyz')]],
   ])('is dropped: %s', (_case, type, sent) => {
     expect(kept(type, sent)).toBeUndefined();
   });
@@ -33,6 +37,7 @@ describe('an error type that repeats a credential', () => {
     ['an empty bearer token', ['Bearer ']],
     ['nothing sent', [undefined]],
     ['a bearer token that is base64 of the type', [`Bearer ${btoa('invalid_client')}`]],
+    ['a token sharing seven characters in a row with the type', ['Bearer xx_clientyy']],
   ])('is kept when nothing of it is repeated: %s', (_case, sent) => {
     expect(kept('invalid_client', sent)).toBe('invalid_client');
   });
