@@ -9,8 +9,13 @@
  */
 import DataLoader from 'dataloader';
 import { BadUserInputError, UpstreamError, type UpstreamService } from './errors.js';
-import type { FileInfo } from './upstream/content-library/schemas.js';
-import type { AuditReportPage, AuditReportQuery, CallOptions, Upstreams } from './upstream/types.js';
+import type {
+  AuditReportPage,
+  AuditReportQuery,
+  CallOptions,
+  UpdateSessionFileRow,
+  Upstreams,
+} from './upstream/types.js';
 
 /** Upstream calls of one request in flight at once (a `last:` search issues 4 per round). */
 export const REQUEST_CONCURRENCY = 8;
@@ -22,7 +27,7 @@ export const MAX_UPSTREAM_CALLS_PER_REQUEST = 1000;
 
 export interface Loaders {
   readonly auditReport: DataLoader<AuditReportQuery, AuditReportPage, string>;
-  readonly updateSessionFiles: DataLoader<string, FileInfo[]>;
+  readonly updateSessionFiles: DataLoader<string, readonly UpdateSessionFileRow[]>;
   /** Upstream calls this request has started so far. */
   readonly upstreamCalls: () => number;
 }

@@ -1,10 +1,10 @@
 /**
- * Row errors of auditEvents: a page with an unreadable row still comes back, and the row is an
- * entry in `errors`. graphql-js lets a resolver return data or throw, not both, so resolvers
- * collect these errors in the request's context cache and `useRowErrors()` appends them to the
- * result when execution is done.
+ * Row errors of auditEvents and of update session file lists: a page or list with an unreadable
+ * row still comes back, and the row is an entry in `errors`. graphql-js lets a resolver return
+ * data or throw, not both, so resolvers collect these errors in the request's context cache and
+ * `useRowErrors()` appends them to the result when execution is done.
  * The entries are plain GraphQLErrors with a safe message and extensions.code, so error masking
- * leaves them as they are; the resolver logs the rows' reasons itself.
+ * leaves them as they are; the rows' reasons go to the log, never into the entries.
  */
 import { createContextCache } from '@pothos/core';
 import type { GraphQLError } from 'graphql';

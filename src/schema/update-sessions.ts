@@ -2,17 +2,19 @@
  * Update sessions of the content library: `updateSessionFiles`, `updateSession`, and the
  * `UpdateSession` federation entity. Every path to the upstream (both Query fields and
  * `_entities`) goes through `context.loaders.updateSessionFiles`, so one session asked for many
- * times in one request (aliases, representations) is one upstream call.
+ * times in one request (aliases, representations) is one upstream call. A file that could not be
+ * read is left out with an error at its position (update-sessions/file-rows.ts).
  */
 import type { GatewayContext } from '../context.js';
-import type { FileInfo } from '../upstream/content-library/schemas.js';
+import type { UpdateSessionFileRow } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { readableFiles } from './update-sessions/file-rows.js';
 import { UpdateSessionFileRef } from './update-sessions/file-types.js';
 import { requireSessionId } from './update-sessions/values.js';
 
 interface UpdateSession {
   readonly id: string;
-  readonly files: readonly FileInfo[];
+  readonly files: readonly UpdateSessionFileRow[];
 }
 
 /**
@@ -31,7 +33,7 @@ export const UpdateSessionRef = builder.objectRef<UpdateSession>('UpdateSession'
     files: t.field({
       type: [UpdateSessionFileRef],
       description: 'The files of the session; empty when the caller removed them all.',
-      resolve: (session) => session.files,
+      resolve: (session, _args, context, info) => readableFiles(session.files, context, info),
     }),
   }),
 });
@@ -51,8 +53,10 @@ builder.queryFields((t) => ({
     description:
       'Files of a content library item update session. Null, with an error whose extensions.code is NOT_FOUND, when the session does not exist.',
     args: { updateSessionId: t.arg.id({ required: true, description: 'The update session id.' }) },
-    resolve: (_root, args, context) =>
-      context.loaders.updateSessionFiles.load(requireSessionId(args.updateSessionId, 'updateSessionId')),
+    resolve: async (_root, args, context, info) => {
+      const id = requireSessionId(args.updateSessionId, 'updateSessionId');
+      return readableFiles(await context.loaders.updateSessionFiles.load(id), context, info);
+    },
   }),
   updateSession: t.field({
     type: UpdateSessionRef,

@@ -36,9 +36,12 @@ export interface IdentityApi {
   auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage>;
 }
 
+/** A file that does not match its documented shape is kept in place as unreadable, so positions stay right. */
+export type UpdateSessionFileRow = { readonly ok: true; readonly file: FileInfo } | { readonly ok: false };
+
 export interface ContentLibraryApi {
   /** Rejects with UpstreamError NOT_FOUND when the session does not exist. */
-  listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<FileInfo[]>;
+  listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<readonly UpdateSessionFileRow[]>;
 }
 
 /** The configured upstreams; undefined when that upstream has no URL (UPSTREAM_NOT_CONFIGURED). */

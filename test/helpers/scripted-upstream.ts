@@ -17,6 +17,8 @@ export interface ScriptedAnswer {
 
 export interface ScriptedRequest {
   readonly route: ScriptedRoute | 'unknown';
+  /** Path and query string, as sent. */
+  readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
@@ -66,7 +68,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://fake').pathname;
       const route = ROUTES[`${req.method} ${path}`];
-      seen.push({ route: route ?? 'unknown', headers: req.headers, body: Buffer.concat(chunks).toString() });
+      seen.push({ route: route ?? 'unknown', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString() });
       if (!route) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
         return;

@@ -67,7 +67,7 @@ beforeAll(() => {
     contentLibrary: {
       async listUpdateSessionFiles(id) {
         calls += 1;
-        if (id === 'newer') return newerServer;
+        if (id === 'newer') return newerServer.map((file) => ({ ok: true, file }));
         if (id === 'down') throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'content-library', 'unavailable');
         throw new UpstreamError('NOT_FOUND', 'content-library', 'The update session does not exist.');
       },

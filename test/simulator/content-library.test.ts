@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileListSchema, sessionLoginSchema, vapiErrorSchema, type FileInfo } from '../../src/upstream/content-library/schemas.js';
+import {
+  fileInfoSchema,
+  fileListSchema,
+  sessionLoginSchema,
+  vapiErrorSchema,
+  type FileInfo,
+} from '../../src/upstream/content-library/schemas.js';
 import { DEMO_USER, MISSING_SESSION_ID, SESSION_IDS, startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { basic, contentPath, demoSession, filesRequest, http } from '../helpers/simulator-client.js';
 
@@ -15,8 +21,11 @@ afterAll(() => sim.close());
 async function files(id: string): Promise<FileInfo[]> {
   const res = await filesRequest(sim, session, id);
   expect(res.status).toBe(200);
-  return fileListSchema.parse(res.json).value;
+  return readFiles(res.json);
 }
+
+/** The list as the gateway reads it: its envelope, then every file by the file model. */
+const readFiles = (json: unknown): FileInfo[] => fileListSchema.parse(json).value.map((file) => fileInfoSchema.parse(file));
 
 interface Nested {
   id: string;
@@ -91,7 +100,7 @@ describe('update session files', () => {
   it('keeps large sizes exact (JSON numbers above 2^31)', async () => {
     const res = await filesRequest(sim, session, SESSION_IDS.ready);
     expect(res.text).toContain('"size":4831838208');
-    const list = fileListSchema.parse(res.json).value;
+    const list = readFiles(res.json);
     expect(list.map((f) => f.size)).toContain(4_831_838_208);
     expect(list.every((f) => f.status === 'READY')).toBe(true);
   });

@@ -63,9 +63,10 @@ describe('content library', { timeout: 10_000 }, () => {
     const lists = await Promise.all(
       sessionIds(harness).map((id) => harness!.upstreams.contentLibrary!.listUpdateSessionFiles(id, harness!.call)),
     );
-    const files = lists.flat();
-    expect(files.length).toBeGreaterThan(0);
-    for (const file of files) {
+    const rows = lists.flat();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.ok)).toBe(true);
+    for (const file of rows.flatMap((row) => (row.ok ? [row.file] : []))) {
       expect(typeof file.name).toBe('string');
       expect(typeof file.source_type).toBe('string');
     }

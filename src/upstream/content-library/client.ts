@@ -1,7 +1,9 @@
 /** The content library service's operations the gateway uses (vAPI `/rest` flavour). */
+import { ErrorCode } from '../../errors.js';
 import type { UpstreamHttp } from '../http.js';
-import type { CallOptions, ContentLibraryApi } from '../types.js';
-import { fileListSchema, type FileInfo } from './schemas.js';
+import type { CallOptions, ContentLibraryApi, UpdateSessionFileRow } from '../types.js';
+import { readFileRows } from './file-rows.js';
+import { fileListSchema } from './schemas.js';
 import type { SessionManager } from './session.js';
 
 export interface ContentLibraryClientOptions {
@@ -20,7 +22,7 @@ export class ContentLibraryClient implements ContentLibraryApi {
     this.#options = options;
   }
 
-  async listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<FileInfo[]> {
+  async listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<readonly UpdateSessionFileRow[]> {
     const { http, vendor, sessions } = this.#options;
     const answer = await http.request(
       {
@@ -36,6 +38,20 @@ export class ContentLibraryClient implements ContentLibraryApi {
       },
       call,
     );
-    return answer.value;
+    const read = readFileRows(answer.value);
+    if (read.unreadable > 0) {
+      // Once per answer, however many fields show the session: the problems, never the values.
+      call.log.warn(
+        {
+          code: ErrorCode.UPSTREAM_INVALID_RESPONSE,
+          upstream: 'content-library',
+          route: 'update-session-files',
+          unreadable: read.unreadable,
+          files: read.explained,
+        },
+        'update session files that do not match their documented shape',
+      );
+    }
+    return read.rows;
   }
 }

@@ -1,6 +1,8 @@
 /**
  * The content library's answers (vAPI `/rest` flavour, snake_case), as zod models.
  * Enum-like fields stay strings here: a value a newer server adds is the schema layer's call.
+ * So are the values the schema layer reports on their own field (docs/update-sessions.md): a uri
+ * without a scheme, a param `i` or `precision` the contract's types cannot hold, a `dt` that is no date.
  */
 import { z } from 'zod';
 import { credentialValue, MAX_SESSION_ID_LENGTH } from '../schemas.js';
@@ -11,7 +13,8 @@ const byteCount = z
   .pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
 
 export const transferEndpointSchema = z.object({
-  uri: z.string().min(1),
+  // An empty uri has no scheme either: the endpoint alone is null, with its error.
+  uri: z.string(),
   ssl_certificate_thumbprint: z.string().nullish(),
 });
 export type TransferEndpoint = z.infer<typeof transferEndpointSchema>;
@@ -44,9 +47,10 @@ const messageParamValueSchema: z.ZodType<MessageParamValue> = z.lazy(() =>
     dt: z.string().nullish(),
     s: z.string().nullish(),
     d: z.number().nullish(),
-    precision: z.number().int().nullish(),
+    // Any finite number: one that is no 32-bit (precision) or safe (i) integer is that member's error alone.
+    precision: z.number().nullish(),
     format: z.string().nullish(),
-    i: z.number().int().nullish(),
+    i: z.number().nullish(),
     l: nestedMessageSchema.nullish(),
   }),
 );
@@ -84,7 +88,8 @@ export const fileInfoSchema = z.object({
 });
 export type FileInfo = z.infer<typeof fileInfoSchema>;
 
-export const fileListSchema = z.object({ value: z.array(fileInfoSchema) });
+/** The list's envelope only: its files are read one by one (file-rows.ts), so one bad file costs only itself. */
+export const fileListSchema = z.object({ value: z.array(z.unknown()) });
 
 /** A session id no header can carry, or longer than MAX_SESSION_ID_LENGTH, fails the login: it is never stored. */
 export const sessionLoginSchema = z.object({ value: credentialValue(MAX_SESSION_ID_LENGTH) });
