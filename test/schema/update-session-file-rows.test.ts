@@ -176,7 +176,7 @@ const secondAnswer = {
   },
 };
 
-const LEFT_OUT = 'The update session file at position 1 could not be read; it is left out.';
+const LEFT_OUT = "The update session file at position 1 of the upstream's list could not be read; it is left out.";
 const LOGGED = 'update session files that do not match their documented shape';
 const errorList = (response: GraphQLResponse) => response.errors?.map((e) => ({ path: e.path, code: e.extensions?.code }));
 
@@ -220,15 +220,15 @@ describe('a file that does not match the model', () => {
     ['params nested 1000 levels deep', secondWithParamValue(nestedParamValue(1000))],
     ['params nested 50,000 levels deep', secondWithParamValue(nestedParamValue(50_000))],
     ['a file that is no object', 'null'],
-  ])('(%s) is left out with one error at its position; the others keep every field', async (_case, middle) => {
+  ])('(%s) is left out with one error naming its position; the others keep every field', async (_case, middle) => {
     const response = await answerBoth(middle);
     expect(response.data).toEqual({
       updateSessionFiles: [firstAnswer, thirdAnswer],
       updateSession: { id: 'session-1', files: [firstAnswer, thirdAnswer] },
     });
     expect(errorList(response)).toEqual([
-      { path: ['updateSessionFiles', 1], code: 'UPSTREAM_INVALID_RESPONSE' },
-      { path: ['updateSession', 'files', 1], code: 'UPSTREAM_INVALID_RESPONSE' },
+      { path: ['updateSessionFiles'], code: 'UPSTREAM_INVALID_RESPONSE' },
+      { path: ['updateSession', 'files'], code: 'UPSTREAM_INVALID_RESPONSE' },
     ]);
     expect(response.errors?.map((e) => e.message)).toEqual([LEFT_OUT, LEFT_OUT]);
   });
@@ -271,10 +271,15 @@ describe('a file that does not match the model', () => {
     expect(response.data).toEqual({ updateSessionFiles: [{ name: 'first.ova' }, { name: 'third.iso' }] });
     const errors = response.errors ?? [];
     expect(errors).toHaveLength(51);
-    expect(errors.slice(0, 50).map((e) => e.path)).toEqual(Array.from({ length: 50 }, (_, i) => ['updateSessionFiles', i + 1]));
+    expect(errors.slice(0, 50).map((e) => [e.path, e.message])).toEqual(
+      Array.from({ length: 50 }, (_, i) => [
+        ['updateSessionFiles'],
+        `The update session file at position ${i + 1} of the upstream's list could not be read; it is left out.`,
+      ]),
+    );
     expect(errors[50]).toMatchObject({
       path: ['updateSessionFiles'],
-      message: '70 more update session files (positions 51 to 120) could not be read; they are left out.',
+      message: "70 more update session files (positions 51 to 120 of the upstream's list) could not be read; they are left out.",
       extensions: { code: 'UPSTREAM_INVALID_RESPONSE' },
     });
   });
@@ -322,8 +327,8 @@ describe('_entities', () => {
       { id: 'broken', files: [firstAnswer, thirdAnswer] },
     ]);
     expect(errorList(response)).toEqual([
-      { path: ['_entities', 0, 'files', 1], code: 'UPSTREAM_INVALID_RESPONSE' },
-      { path: ['_entities', 2, 'files', 1], code: 'UPSTREAM_INVALID_RESPONSE' },
+      { path: ['_entities', 0, 'files'], code: 'UPSTREAM_INVALID_RESPONSE' },
+      { path: ['_entities', 2, 'files'], code: 'UPSTREAM_INVALID_RESPONSE' },
     ]);
     expect(upstream.requests('files')).toHaveLength(2);
   });

@@ -1,7 +1,8 @@
 /**
  * A file the upstream layer could not read is left out of its list: the list is
  * `[UpdateSessionFile!]`, so a null item would null every file. It is an UPSTREAM_INVALID_RESPONSE
- * entry at its position in the upstream's list instead, through the row errors auditEvents uses.
+ * entry at the list's path instead, naming its position in the upstream's list (an index in the
+ * path would point at the file that took its place), through the row errors auditEvents uses.
  * The upstream layer has logged why.
  */
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
@@ -10,7 +11,7 @@ import { reportRowErrors } from '../../plugins/audit-row-errors.js';
 import type { FileInfo } from '../../upstream/content-library/schemas.js';
 import type { UpdateSessionFileRow } from '../../upstream/types.js';
 
-/** Error entries per list beyond which the rest are summed up in one entry at the list's path. */
+/** Error entries per list beyond which the rest are summed up in one entry. */
 export const MAX_FILE_ERRORS_PER_LIST = 50;
 
 export function readableFiles(
@@ -31,21 +32,19 @@ export function readableFiles(
 /** Message and code only, never the upstream's values: every masking setup passes them as they are. */
 function fileErrors(info: GraphQLResolveInfo, positions: readonly number[]): GraphQLError[] {
   const list = responsePathAsArray(info.path);
-  const entry = (message: string, path: readonly (string | number)[]) =>
+  const entry = (message: string) =>
     new GraphQLError(message, {
       nodes: info.fieldNodes,
-      path,
+      path: list,
       extensions: { code: ErrorCode.UPSTREAM_INVALID_RESPONSE },
     });
   const errors = positions
     .slice(0, MAX_FILE_ERRORS_PER_LIST)
-    .map((position) =>
-      entry(`The update session file at position ${position} could not be read; it is left out.`, [...list, position]),
-    );
+    .map((position) => entry(`The update session file at position ${position} of the upstream's list could not be read; it is left out.`));
   const rest = positions.slice(MAX_FILE_ERRORS_PER_LIST);
   if (rest.length > 0) {
     const where = `positions ${rest[0]} to ${rest.at(-1)}`;
-    errors.push(entry(`${rest.length} more update session files (${where}) could not be read; they are left out.`, list));
+    errors.push(entry(`${rest.length} more update session files (${where} of the upstream's list) could not be read; they are left out.`));
   }
   return errors;
 }
