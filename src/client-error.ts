@@ -2,8 +2,10 @@
  * Requests Node's HTTP parser refuses before the gateway sees them (headers over 16 KB, a malformed
  * request line, a request that does not arrive in time): Node answers them with an empty 400, 431
  * or 408. The same status here carries a JSON error with code BAD_REQUEST, like every other refusal.
+ * So does a request whose URL cannot be read: no Host header (Node's own check answers an empty
+ * 400), or a Host that is not one.
  */
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** Node's own choice of status for the parser errors it does not answer with 400. */
@@ -20,6 +22,8 @@ const MESSAGE_OF: Readonly<Record<number, string>> = {
   431: 'The request headers are too large.',
 };
 
+const badRequestBody = (message: string) => JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // As Node does: a connection the peer reset, or one that cannot be written, is closed without a
   // word; so is one whose response has started (the refusal would land in the middle of it).
@@ -30,7 +34,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   }
   // Stryker disable next-line StringLiteral: no code and an unknown one both answer 400
   const status = STATUS_OF[error.code ?? ''] ?? 400;
-  const body = JSON.stringify({ errors: [{ message: MESSAGE_OF[status], extensions: { code: 'BAD_REQUEST' } }] });
+  const body = badRequestBody(MESSAGE_OF[status]!);
   answerAndClose(
     socket,
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
@@ -39,6 +43,35 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
       'connection: close\r\n\r\n' +
       body,
   );
+}
+
+/** A host as RFC 3986 writes it (a name, an IPv4 address, a bracketed IPv6 one), with an optional port. */
+const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
+
+/**
+ * Why the request's URL cannot be read, if it cannot (RFC 9112 §3.2: a server answers 400).
+ * whatwg-node joins the Host header and the request target into the URL Yoga reads: one that did
+ * not parse was a TypeError thrown before any plugin, which it answered 500 with its stack.
+ */
+export function requestUrlProblem({ headers: { host }, httpVersionMinor, url }: IncomingMessage): string | undefined {
+  // HTTP/1.0 needs no Host: whatwg-node uses the address the request came in on.
+  if (host === undefined && httpVersionMinor !== 0) return 'The request has no Host header.';
+  if (host !== undefined && !(HOST.test(host) && URL.canParse(`http://${host}`))) {
+    return 'The Host header is not a host name or address with an optional port.';
+  }
+  if (!URL.canParse(`http://${host ?? 'localhost'}${url}`)) return 'The request target is not a valid path.';
+  return undefined;
+}
+
+/** Answers 400 with a JSON BAD_REQUEST error, and closes the connection: the body is not read. */
+export function answerBadRequest(response: ServerResponse, message: string): void {
+  const body = badRequestBody(message);
+  response.writeHead(400, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
 }
 
 /** How long a connection stays open after its last answer, for the client to read it. */

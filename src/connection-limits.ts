@@ -5,6 +5,7 @@
  * - Node's own timeouts: a request's headers must arrive within `headersTimeoutMs`, the whole
  *   request within `requestTimeoutMs` (408 and a JSON BAD_REQUEST, via src/client-error.ts). They
  *   cover receiving the request only: an SSE stream or a WebSocket, once its request is in, is not cut.
+ *   A request without a Host header, or with one that is not a host, is answered 400 there too.
  * - Connections (HTTP, SSE and WebSocket alike) beyond `maxConnections` are answered 503 with
  *   `RATE_LIMITED` and closed before their request is read. While such refusals are being written,
  *   Node's `maxConnections` closes any further connection at once, so a flood cannot pile them up.
@@ -21,7 +22,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { answerAndClose, answerClientError } from './client-error.js';
+import { answerAndClose, answerBadRequest, answerClientError, requestUrlProblem } from './client-error.js';
 import type { Logger } from './logger.js';
 import { ClientFrames } from './websocket-frames.js';
 
@@ -158,6 +159,8 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
     headersTimeout,
     // Node looks for overdue requests this often (30 s by default, which would stretch the timeouts).
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+    // Refused below with a JSON error, as the parser's refusals are (Node's own answer is empty).
+    requireHostHeader: false,
   });
   // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
   server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
@@ -246,6 +249,16 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   };
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const urlProblem = requestUrlProblem(request);
+    if (urlProblem) {
+      // A caller's mistake, logged as one: Yoga, which writes the access line, never sees it.
+      log.info(
+        { method: request.method?.slice(0, 16), status: 400, errors: ['BAD_REQUEST'], reason: urlProblem },
+        'request refused: its URL cannot be read',
+      );
+      answerBadRequest(response, urlProblem);
+      return;
+    }
     if (admitBody(request)) {
       handler(request, response);
       return;

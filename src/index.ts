@@ -1,10 +1,9 @@
 /** The process: configuration, demo upstreams, the HTTP listener and a graceful shutdown. */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createGatewayServer } from './connection-limits.js';
 import type { ExampleSessionIds } from './examples/index.js';
-import type { GatewayYoga } from './yoga.js';
 
 /** Start-up refusals: one line on stderr, exit code 1, no stack. */
 function refuse(message: string): never {
@@ -75,14 +74,15 @@ async function main() {
   let draining = false;
   // The listener binds while the gateway's modules load, so a taken port or an address not of this
   // machine is refused at once; a request that arrives before the gateway is built waits for it.
-  let gatewayBuilt!: (yoga: GatewayYoga) => void;
-  const gateway = new Promise<GatewayYoga>((resolve) => (gatewayBuilt = resolve));
+  type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  let gatewayBuilt!: (serve: Serve) => void;
+  const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
   // Connections, request timeouts and body bytes in flight are bounded there (src/connection-limits.ts).
   const { server, registerMetrics, watchWebSocket } = createGatewayServer(
     (request, response) => {
       // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
       if (draining) response.setHeader('connection', 'close');
-      void gateway.then((yoga) => yoga(request, response));
+      void gateway.then((serve) => serve(request, response));
     },
     { ...config.connections, maxRequestBytes: config.maxRequestBytes },
     log,
@@ -99,6 +99,7 @@ async function main() {
     { createLiveAudit },
     { attachWebSockets },
     { createGateway },
+    { yogaListener },
   ] = await Promise.all([
     import('./examples/index.js'),
     import('./plugins/metrics.js'),
@@ -106,6 +107,7 @@ async function main() {
     import('./live/index.js'),
     import('./websocket.js'),
     import('./yoga.js'),
+    import('./yoga-listener.js'),
   ]);
   const examples = exampleOperations(exampleSessionIds);
   const metrics = createMetrics();
@@ -119,7 +121,7 @@ async function main() {
   const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });
   metrics.observeLiveAudit(liveAudit);
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit });
-  gatewayBuilt(yoga);
+  gatewayBuilt(yogaListener(yoga, log));
   const address = await listening;
   // Attached once listening: ws re-emits the server's listen errors, which are reported above.
   const webSockets = attachWebSockets(server, {

@@ -27,10 +27,11 @@ import { createLiveAudit, useLiveAudit, type LiveAudit } from './live/index.js';
 import { useResponseCompression } from './plugins/compression.js';
 import { useGraphiQL } from './plugins/graphiql.js';
 import { useNoEchoedInput } from './plugins/no-echo.js';
+import { useNotAcceptable } from './plugins/not-acceptable.js';
 import { useAccessLog, useErrorLog, yogaLogger } from './plugins/logging.js';
 import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
-import { useReadiness } from './plugins/readiness.js';
+import { useProbe } from './plugins/probes.js';
 import { useRequestBodyLimit } from './plugins/request-body-limit.js';
 import { useRequestParams } from './plugins/request-params.js';
 import { useStreamInitialCount } from './plugins/stream-initial-count.js';
@@ -174,10 +175,13 @@ export function createGateway({
   const plugins: Plugin[] = [
     useRequestId(),
     useWebSocketHandshake(),
+    // Before the access log, so that its line lists the code of the 406 this sets.
+    useNotAcceptable(),
     useAccessLog(log),
     useResponseCompression(),
     useNoEchoedInput(),
-    useReadiness('/readyz', isReady),
+    useProbe('/healthz', () => true),
+    useProbe('/readyz', isReady),
     useGraphiQL({
       title: 'Identity & content library gateway',
       endpoint: '/graphql',
@@ -220,7 +224,10 @@ export function createGateway({
   return createYoga<ServerContext, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    healthCheckEndpoint: '/healthz',
+    // Yoga always adds its own health check, which answers every URL that ends with this endpoint.
+    // No URL of a request ends with a space (Node's parser refuses one in a request target), so
+    // it answers none: useProbe answers /healthz and /readyz by their path.
+    healthCheckEndpoint: ' ',
     landingPage: false,
     logging: yogaLogger(log, loggedErrors),
     maskedErrors: { maskError },

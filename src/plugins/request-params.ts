@@ -6,7 +6,9 @@
  *   % escape included) was an unexpected SyntaxError, HTTP 500. These are read here instead, as
  *   Yoga reads them, and the refusal names the parameter.
  * - A multipart body: Yoga's parser refuses a missing or malformed `operations` or `map` without
- *   a code or status, which the masking takes for an unexpected error.
+ *   a code or status, which the masking takes for an unexpected error. It also follows `map`
+ *   without checking its shape (each value must be a list of paths into `operations`), and hands
+ *   on an `operations` of `null`, each an unexpected TypeError later.
  */
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
@@ -42,8 +44,15 @@ function graphQLParamsOf(params: URLSearchParams): GraphQLParams {
 // Stryker disable next-line StringLiteral: a URL without `?` has no parameters, and neither has any text without `=` and `&`
 const queryStringOf = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
 
-/** A parser's refusal without a code of its own is about the request. */
+const MAP_NOT_PATHS = 'Multipart form field "map" must give each file a list of paths into the JSON object of "operations".';
+const OPERATIONS_NOT_OBJECT = 'Multipart form field "operations" must be a JSON object.';
+
+/**
+ * A parser's refusal without a code of its own is about the request; so is a TypeError, which
+ * Yoga's multipart parser throws only while it follows `map` into `operations`.
+ */
 function coded(error: unknown): unknown {
+  if (error instanceof TypeError) return badRequest(MAP_NOT_PATHS);
   if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return error;
   return badRequest(error.message);
 }
@@ -59,11 +68,15 @@ export function useRequestParams(): Plugin {
       } else if (requestParser && contentTypeIs(request, 'multipart/form-data')) {
         const parse = requestParser;
         setRequestParser(async (multipart) => {
+          let operations: unknown;
           try {
-            return await parse(multipart);
+            operations = await parse(multipart);
           } catch (error) {
             throw coded(error);
           }
+          // A JSON body must be an object (or a list, refused as a batch); so must operations.
+          if (typeof operations !== 'object' || operations === null) throw badRequest(OPERATIONS_NOT_OBJECT);
+          return operations as GraphQLParams;
         });
       }
     },

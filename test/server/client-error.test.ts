@@ -2,12 +2,18 @@
  * Requests Node's HTTP parser refuses before Yoga sees them used to get Node's empty 400 or 431.
  * Over a raw socket they get the same status with a JSON BAD_REQUEST error and `connection: close`;
  * each status and the connections closed without a word: client-error-units.test.ts.
+ * A request without a Host header got Node's empty 400 too, and one whose Host is not a host a 500
+ * whose text body was a TypeError's stack: both are a JSON 400, logged at info.
  */
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerClientError } from '../../src/client-error.js';
+import { createGatewayServer } from '../../src/connection-limits.js';
+import { createLogger } from '../../src/logger.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { closeServer } from '../helpers/listen.js';
+import { MemoryLog } from '../helpers/memory-log.js';
 import { runGateway } from '../helpers/process.js';
 
 /** Sends raw bytes and resolves with everything the server wrote before it closed the connection. */
@@ -73,14 +79,78 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe('requests whose URL cannot be read', () => {
+  let gateway: TestGateway;
+  let server: Server;
+  let port: number;
+  const memory = new MemoryLog();
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    const log = createLogger({ level: 'info', destination: memory });
+    const limits = { maxConnections: 100, requestTimeoutMs: 5000, maxRequestBytesInFlight: 1024 * 1024, maxRequestBytes: 256 * 1024 };
+    ({ server } = createGatewayServer((req, res) => void gateway.yoga(req, res), limits, log));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await closeServer(server);
+    await gateway.close();
+  });
+
+  const BAD_HOST = 'The Host header is not a host name or address with an optional port.';
+  const getWithHost = (host: string) => `GET /healthz HTTP/1.1\r\nhost: ${host}\r\n\r\n`;
+  const postWithHost = (host: string) =>
+    `POST /graphql HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: 26\r\n\r\n{"query":"{ __typename }"}`;
+
+  it.each([
+    ['a space in the Host', getWithHost('a b'), BAD_HOST],
+    ['an unclosed IPv6 address', postWithHost('[::1:bad'), BAD_HOST],
+    ['a port past 65535', postWithHost('x:99999'), BAD_HOST],
+    ['a path in the Host', getWithHost('x/graphql'), BAD_HOST],
+    ['an empty Host', getWithHost(''), BAD_HOST],
+    ['no Host header', 'GET /healthz HTTP/1.1\r\n\r\n', 'The request has no Host header.'],
+    ['an absolute target the Host cannot join', 'GET http://a/healthz HTTP/1.1\r\nhost: x:80\r\n\r\n', 'The request target is not a valid path.'],
+  ])('answers %s with 400 and a JSON BAD_REQUEST error, logged at info', async (_case, bytes, message) => {
+    const before = memory.lines().length;
+    const answer = parseAnswer(await exchange(port, bytes));
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+    expect(answer.body).toEqual(refusal(message));
+    expect(memory.lines().slice(before)).toEqual([
+      expect.objectContaining({ level: 30, msg: 'request refused: its URL cannot be read', status: 400, reason: message }),
+    ]);
+  });
+
+  it.each(['localhost:4000', '[::1]:4000', '127.0.0.1', 'gateway.example.com', 'GATEWAY.example.com:'])(
+    'serves a request with Host %s',
+    async (host) => {
+      expect(await exchange(port, getWithHost(host))).toMatch(/^HTTP\/1\.1 200 /);
+    },
+  );
+
+  it('serves HTTP/1.0 without a Host header, as Node does', async () => {
+    expect(await exchange(port, 'GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('answers an operation once its Host is well-formed', async () => {
+    expect(await exchange(port, postWithHost('x:4000'))).toMatch(/^HTTP\/1\.1 200 [^]*\{"data":\{"__typename":"Query"\}\}$/);
+  });
+});
+
 describe('the entry point', () => {
-  it('answers a malformed request line with a JSON 400', { timeout: 90_000 }, async () => {
+  it('answers a malformed request line, and a missing or malformed Host, with a JSON 400', { timeout: 90_000 }, async () => {
     const gateway = runGateway({});
     try {
-      const { port } = new URL(await gateway.ready);
-      const answer = parseAnswer(await exchange(Number(port), 'GARBAGE\r\n\r\n'));
-      expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
-      expect(answer.body).toEqual(refusal('The request is not valid HTTP.'));
+      const port = Number(new URL(await gateway.ready).port);
+      for (const [bytes, message] of [
+        ['GARBAGE\r\n\r\n', 'The request is not valid HTTP.'],
+        ['GET /healthz HTTP/1.1\r\nhost: a b\r\n\r\n', 'The Host header is not a host name or address with an optional port.'],
+        ['GET /healthz HTTP/1.1\r\n\r\n', 'The request has no Host header.'],
+      ]) {
+        const answer = parseAnswer(await exchange(port, bytes!));
+        expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
+        expect(answer.body).toEqual(refusal(message!));
+      }
     } finally {
       await gateway.stop('SIGKILL');
     }

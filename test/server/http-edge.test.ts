@@ -141,3 +141,77 @@ describe('edges of HTTP', () => {
     expect(JSON.parse(text).errors[0].extensions).toEqual({ code: 'BAD_REQUEST' });
   });
 });
+
+describe('health checks', () => {
+  it.each(['/healthz', '/healthz?cache-buster=1', '/healthz?', '/readyz', '/readyz?cache-buster=1'])('answers %s with 200', async (path) => {
+    expect((await gateway.fetch(path)).status).toBe(200);
+  });
+
+  it.each(['/healthz/', '/readyz/', '/graphql/healthz', '/x/readyz'])('answers %s, another path, with 404', async (path) => {
+    expect((await gateway.fetch(path)).status).toBe(404);
+  });
+
+  it('runs an operation whose query string ends with a probe path', async () => {
+    const response = await gateway.fetch(`/graphql?query=${encodeURIComponent('{ __typename }')}&x=/healthz`, {
+      headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' },
+    });
+    expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+});
+
+describe('a request that accepts no media type the gateway answers with', () => {
+  const ALL = 'application/graphql-response+json, application/json, multipart/mixed, text/event-stream';
+  const get = (query: string, accept: string) =>
+    gateway.fetch(`/graphql?query=${encodeURIComponent(query)}`, { headers: { accept, 'x-graphql-yoga-csrf': '1' } });
+
+  async function expectNotAcceptable(response: Response, mediaTypes: string) {
+    expect(response.status).toBe(406);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toEqual({
+      errors: [
+        {
+          message: `The Accept header allows none of the media types this request can be answered with: ${mediaTypes}.`,
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
+  }
+
+  it('gets a 406 with a JSON BAD_REQUEST error naming the media types it could ask for', async () => {
+    await expectNotAcceptable(await post('{ __typename }', { accept: 'image/png' }), ALL);
+  });
+
+  it('gets one for an operation asked for as HTML, GraphiQL aside', async () => {
+    await expectNotAcceptable(await get('{ __typename }', 'text/html'), ALL);
+  });
+
+  it('gets one for a subscription asked for as JSON, naming the event stream', async () => {
+    await expectNotAcceptable(await get('subscription { auditEventAdded { __typename } }', 'application/json'), 'text/event-stream');
+  });
+
+  it('gets one for an incremental answer asked for as JSON, naming the types that carry parts', async () => {
+    const deferred = '{ auditEvents(first: 2) { edges { cursor ... @defer { node { __typename } } } } }';
+    await expectNotAcceptable(await post(deferred, { accept: 'application/json' }), 'multipart/mixed, text/event-stream');
+  });
+
+  it('gets one for media types in another charset', async () => {
+    const response = await post('{ __typename }', { accept: 'application/json; charset=iso-8859-1' });
+    expect(response.status).toBe(406);
+    expect(((await response.json()) as any).errors[0]).toEqual({
+      message: 'The Accept header allows no media type in UTF-8, the only charset the gateway answers in.',
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
+
+  it('is logged as a caller mistake: its code on the access line', async () => {
+    const before = gateway.logs().length;
+    await post('{ __typename }', { accept: 'image/png' });
+    const lines = gateway.logs().slice(before);
+    expect(lines.filter((l) => (l.level as number) > 30)).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', status: 406, errors: ['BAD_REQUEST'] }));
+  });
+
+  it.each(['*/*', 'text/html, application/json', 'application/*'])('is not refused when it accepts %s', async (accept) => {
+    expect(await (await post('{ __typename }', { accept })).json()).toEqual({ data: { __typename: 'Query' } });
+  });
+});

@@ -100,6 +100,7 @@ describe('readiness', () => {
     expect((await gateway.fetch('/readyz')).status).toBe(200);
     ready = false;
     expect((await gateway.fetch('/readyz')).status).toBe(503);
+    expect((await gateway.fetch('/readyz?cache-buster=1')).status).toBe(503);
     expect((await gateway.fetch('/healthz')).status).toBe(200);
   });
 });
