@@ -1,12 +1,14 @@
 /**
  * What answerClientError (src/client-error.ts) writes for each refusal of Node's HTTP parser, and
- * the connections it closes without a word, on a socket that records what is written to it. Over
- * a real socket: client-error.test.ts.
+ * the connections it closes without a word, on a socket that records what is written to it; which
+ * requests requestUrlProblem refuses for their Host and target. Over a real socket:
+ * client-error.test.ts.
  */
 import { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { answerClientError } from '../../src/client-error.js';
+import type { IncomingMessage } from 'node:http';
+import { answerClientError, requestUrlProblem } from '../../src/client-error.js';
 
 /** A socket that records what is written to it. */
 function fakeSocket() {
@@ -111,5 +113,36 @@ describe('the connection after the answer', () => {
     // Without a listener, an error on the socket would be thrown as an uncaught exception.
     socket.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
     expect(socket.destroyed).toBe(true);
+  });
+});
+
+describe('requestUrlProblem', () => {
+  const request = (host: string | undefined, url = '/graphql', httpVersionMinor = 1) =>
+    ({ headers: host === undefined ? {} : { host }, url, httpVersionMinor }) as IncomingMessage;
+  const BAD_HOST = 'The Host header is not a host name or address with an optional port.';
+
+  it.each(['x', 'x:4000', 'x:', '127.0.0.1:80', '[::1]', '[::ffff:127.0.0.1]:4000', "a-b_c.~!$&'()*+,;=%41.example"])(
+    'reads a request with Host %s',
+    (host) => {
+      expect(requestUrlProblem(request(host))).toBeUndefined();
+    },
+  );
+
+  it.each(['', 'a b', 'x/y', 'x?y', 'x#y', 'u@x', '[::1:bad', '[::1]x', 'x:99999', 'x:1:2', 'x:a', '%zz', 'bücher.example'])(
+    'refuses Host %j',
+    (host) => {
+      expect(requestUrlProblem(request(host))).toBe(BAD_HOST);
+    },
+  );
+
+  it('refuses HTTP/1.1 without a Host, and reads HTTP/1.0 without one', () => {
+    expect(requestUrlProblem(request(undefined))).toBe('The request has no Host header.');
+    expect(requestUrlProblem(request(undefined, '/graphql', 0))).toBeUndefined();
+  });
+
+  it('refuses a target that does not join the Host into a URL', () => {
+    expect(requestUrlProblem(request('x:80', 'http://a/graphql'))).toBe('The request target is not a valid path.');
+    expect(requestUrlProblem(request(undefined, ':99999', 0))).toBe('The request target is not a valid path.');
+    expect(requestUrlProblem(request('x', '*'))).toBeUndefined();
   });
 });
