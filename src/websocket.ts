@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -18,6 +18,7 @@ import type { RequestState } from './context.js';
 import { LIVE_SOCKET, type LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
 import { WebSocketOperationLog } from './plugins/logging.js';
+import { requestIdOf, withRequestId } from './plugins/request-id.js';
 import {
   ConnectionOperations,
   ExecutingOperations,
@@ -25,7 +26,7 @@ import {
   type ExecutionLimits,
   type Operation,
 } from './websocket-operations.js';
-import type { GatewayYoga } from './yoga.js';
+import { errorMaskingFor, type GatewayYoga } from './yoga.js';
 
 export interface WebSocketOptions {
   readonly yoga: GatewayYoga;
@@ -105,8 +106,23 @@ const withCode = (errors: readonly GraphQLError[], code: string) =>
     error.extensions?.code ? error : new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code } }),
   );
 
+/** An error as Yoga's HTTP answers write it: without the extensions Yoga keeps to itself (`http`, `unexpected`). */
+function formatted(error: GraphQLError): GraphQLFormattedError {
+  const { extensions, ...rest } = error.toJSON();
+  const { http, unexpected, ...kept } = extensions ?? {};
+  return Object.keys(kept).length > 0 ? { ...rest, extensions: kept } : rest;
+}
+
+/** A result with errors as Yoga's HTTP answers write it (undefined: graphql-ws writes it as it is). */
+function formattedResult(result: ExecutionResult): FormattedExecutionResult | undefined {
+  if (!result.errors?.length) return undefined;
+  return { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
+}
+
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
+  // HTTP's masking; its limit only words a body refusal, which a WebSocket message never gets (1009 instead).
+  const maskError = errorMaskingFor(options.maxPayloadBytes);
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
   // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
   const { watchSocket } = options;
@@ -127,6 +143,15 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
     accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
   };
+  /**
+   * An error a connection's client is sent, through the gateway's masking as over HTTP. As Yoga
+   * does, its logger hears of every error the masking changed: the unexpected is logged there, once.
+   */
+  const masked = (ctx: object, error: unknown): GraphQLError => {
+    const answer = maskError(error, 'Unexpected error.') as GraphQLError;
+    if (answer !== error) withRequestId(requestIdOf(connections.get(ctx)?.state ?? {}), () => yoga.logger.error(error));
+    return answer;
+  };
   const operationsOf = (ctx: object) => {
     let ofConnection = operations.get(ctx);
     if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations(executing)));
@@ -139,7 +164,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     payload: SubscribePayload,
     operation: Operation,
     access: WebSocketOperationLog,
-  ): Promise<ExecutionArgs | GraphQLError[]> {
+  ): Promise<ExecutionArgs | unknown[]> {
     const connection = connections.get(ctx);
     if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
     // Every operation of the connection carries the handshake's request id and caller, and its
@@ -156,7 +181,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     try {
       document = enveloped.parse(payload.query);
     } catch (error) {
-      return withCode([error instanceof GraphQLError ? error : new GraphQLError('The operation does not parse.')], 'GRAPHQL_PARSE_FAILED');
+      // A syntax error, a parse limit, no operation to run: the caller's. Anything else is masked as unexpected.
+      return error instanceof GraphQLError ? withCode([error], 'GRAPHQL_PARSE_FAILED') : [error];
     }
     access.parsed(document, payload.operationName);
     const errors = enveloped.validate(enveloped.schema, document);
@@ -207,20 +233,34 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         accessLogs.set(payload, access);
         const answer = refusal
           ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
-          : await prepare(ctx, payload, operation, access);
+          : await prepare(ctx, payload, operation, access).catch((error: unknown) => [error]);
         if (operation.superseded) {
           writeAccessLog(ctx, payload);
           return neverAnswered();
         }
-        // A refusal is sent as `error`; graphql-ws completes nothing for it.
-        if (Array.isArray(answer)) {
-          ofConnection.forget(id, operation);
-          access.sent(answer);
-          writeAccessLog(ctx, payload, true);
+        if (!Array.isArray(answer)) return answer;
+        if (operation.ended) {
+          // Its socket closed while it was prepared: there is nobody to answer, and nothing was refused.
+          writeAccessLog(ctx, payload);
+          return neverAnswered();
         }
-        return answer;
+        // A refusal is sent as `error`; graphql-ws completes nothing for it.
+        const errors = answer.map((error) => masked(ctx, error));
+        ofConnection.forget(id, operation);
+        access.sent(errors);
+        writeAccessLog(ctx, payload, true);
+        return errors;
       },
-      onNext: (_ctx, _id, payload, _args, result) => accessLogs.get(payload)?.sent(result.errors),
+      onNext: (_ctx, _id, payload, _args, result) => {
+        accessLogs.get(payload)?.sent(result.errors);
+        return formattedResult(result);
+      },
+      // Every `error` message: refusals (masked already), a stream that failed, graphql-ws's own.
+      onError: (ctx, _id, payload, errors) => {
+        const sent = errors.map((error) => masked(ctx, error));
+        accessLogs.get(payload)?.sent(sent);
+        return sent.map(formatted);
+      },
       // The last step before graphql-ws files the stream (or result) under its id.
       onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
       onComplete: (ctx, id, payload) => {

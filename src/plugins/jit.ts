@@ -5,7 +5,7 @@
  * ignores @defer/@stream. Compiled queries are kept in a cache bounded in bytes
  * (src/plugins/compiled-queries.ts): an operation runs on graphql-js the first time it is sent.
  */
-import { BREAK, getOperationAST, Kind, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
+import { BREAK, getOperationAST, getVariableValues, Kind, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import { createCompiledQueries, MAX_COMPILED_FIELDS, type Compilation, type CompiledQueries } from './compiled-queries.js';
@@ -54,12 +54,25 @@ function logCompilation(compilation: Compilation, { contextValue }: ExecutionArg
   (contextValue as { log?: Logger }).log?.debug({ jit: compilation }, compilationMessage(compilation));
 }
 
+/**
+ * Whether graphql-js refuses the operation's variables. graphql-jit coerces them its own way: it
+ * accepts some values graphql-js refuses (a list for an input object), and its refusals differ
+ * (another message, naming a field of an input object as if it were the variable; no locations;
+ * the scalar's error as their cause, which the log takes for unexpected). The default executor
+ * refuses them instead: the same answer and log as when nothing is compiled, for a few microseconds.
+ */
+function variablesRefused({ schema, variableValues }: ExecutionArgs, operation: OperationDefinitionNode): boolean {
+  const definitions = operation.variableDefinitions;
+  if (!definitions?.length) return false;
+  return getVariableValues(schema, definitions, variableValues ?? {}, { maxErrors: 1 }).errors !== undefined;
+}
+
 export function useJitForAuditPages(compiledQueries: CompiledQueries = createCompiledQueries(undefined, logCompilation)): Plugin {
   return {
     onExecute({ args, setExecuteFn }) {
       const operation = auditPagesOperation(args);
       const execute = operation && compiledQueries.executeFor(args, operation);
-      if (execute) setExecuteFn(execute);
+      if (execute && !variablesRefused(args, operation)) setExecuteFn(execute);
     },
   };
 }

@@ -19,6 +19,12 @@ const tooLarge = () =>
     extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
   });
 
+/** The client broke the body off (closed or reset its connection): its mistake, as a truncated Content-Length body is. */
+const brokenOff = () =>
+  createGraphQLError('The request body ended before it was complete.', {
+    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+  });
+
 const invalidLength = () =>
   createGraphQLError('Content-Length header is invalid.', {
     extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
@@ -30,6 +36,15 @@ function framedByContentLength(serverContext: unknown): boolean {
   return req instanceof IncomingMessage && req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
 
+/** A body stream fails only when its client broke it off (Node's `aborted`, ECONNRESET). */
+async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
+  try {
+    return await reader.read();
+  } catch {
+    throw brokenOff();
+  }
+}
+
 /**
  * The body's bytes, refused as soon as they pass `limit`. The rest is left unread rather than
  * cancelled: cancelling would close the connection before the refusal is sent.
@@ -39,7 +54,7 @@ async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promis
   const chunks: Uint8Array[] = [];
   let bytesRead = 0;
   try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    for (let read = await readFrom(reader); !read.done; read = await readFrom(reader)) {
       bytesRead += read.value.byteLength;
       if (bytesRead > limit) throw tooLarge();
       chunks.push(read.value);

@@ -90,6 +90,40 @@ describe('one access line per request, each error once at the right level', () =
     }
   });
 
+  it('answers and logs a variable that does not coerce the same once graphql-jit runs the operation', async () => {
+    const wrong: [string, Record<string, unknown>][] = [
+      ['query Dated($d: DateTime) { auditEvents(first: 1, filter: { to: $d }) { totalCount } }', { d: 'x' }],
+      ['query Filtered($f: AuditEventFilter) { auditEvents(first: 1, filter: $f) { totalCount } }', { f: { action: 'DROP' } }],
+      ['query Windowed($f: AuditEventFilter) { auditEvents(first: 1, filter: $f) { totalCount } }', { f: { from: 'yesterday' } }],
+      // graphql-jit would take a list for an input object, and read the page of an empty filter.
+      ['query Listed($f: AuditEventFilter) { auditEvents(first: 1, filter: $f) { totalCount } }', { f: [] }],
+      ['query Sized($n: Int!) { auditEvents(first: $n) { totalCount } }', {}],
+    ];
+    for (const [i, [query, variables]] of wrong.entries()) {
+      const answers: unknown[] = [];
+      const before = gateway.logs().length;
+      // The first time on graphql-js; compiled the second time, and served compiled the third.
+      for (const send of [1, 2, 3]) {
+        const requestId = `req-jit-variable-${i}-${send}`;
+        const response = await gateway.fetch('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'key-alpha', 'x-request-id': requestId },
+          body: JSON.stringify({ query, variables }),
+        });
+        answers.push({ status: response.status, body: await response.json() });
+        const access = gateway.logs().filter((l) => l.requestId === requestId && l.msg === 'request');
+        expect(access, query).toMatchObject([{ level: 30, errors: ['BAD_USER_INPUT'] }]);
+      }
+      const written = gateway.logs().slice(before);
+      expect(written.some((l) => l.msg === 'graphql-jit compiled the operation'), query).toBe(true);
+      expect(answers[1], query).toEqual(answers[0]);
+      expect(answers[2], query).toEqual(answers[0]);
+      expect(JSON.stringify(answers[0])).toMatch(/"locations"/);
+      expect(written.filter((l) => (l.level as number) >= WARN), query).toEqual([]);
+      expect(JSON.stringify(written)).not.toMatch(/"stack"/);
+    }
+  });
+
   it('logs a refused subscription once, at info with its code, never at error or with a stack', async () => {
     const refused = [
       'subscription { auditEventAdded(since: "2000-01-01T00:00:00Z") { __typename } }',

@@ -2,10 +2,11 @@
  * MAX_REQUEST_BYTES over real HTTP: a body is refused with 413 BAD_REQUEST by its announced length,
  * or, sent without one (chunked), as soon as the bytes read pass the limit. A request that Node's
  * HTTP server did not frame (handed to yoga.fetch) is counted while read whatever length it announces.
+ * A body its client breaks off is the client's mistake, whichever way it was framed.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const LIMIT = 65_536;
@@ -52,6 +53,15 @@ function postChunked(chunks: string[], end: boolean): Promise<{ response: Incomi
     for (const chunk of chunks) req.write(chunk);
     if (end) req.end();
   });
+}
+
+/** Sends a request's head and the start of its body, then closes the connection without a word. */
+async function breakOff(head: string, partOfBody: string): Promise<void> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  socket.write(`POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${head}\r\n${partOfBody}`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  socket.destroy();
 }
 
 const padded = (bytes: number) => JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(bytes) } });
@@ -126,5 +136,19 @@ describe('request body limit', () => {
     expect(response.status).toBe(400);
     const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
     expect(body.errors.map((e) => e.extensions.code)).toEqual(['BAD_REQUEST']);
+  });
+
+  it('takes a body its client broke off for its mistake, chunked as with a Content-Length: 400 BAD_REQUEST and nothing at error', async () => {
+    const before = gateway.logs().length;
+    await breakOff('content-length: 100\r\n', '{"query":');
+    await breakOff('transfer-encoding: chunked\r\n', '9\r\n{"query":');
+    await vi.waitFor(() => expect(gateway.logs().slice(before).filter((l) => l.msg === 'request')).toHaveLength(2));
+
+    const written = gateway.logs().slice(before);
+    expect(written.filter((l) => l.msg === 'request')).toMatchObject([
+      { status: 400, errors: ['BAD_REQUEST'] },
+      { status: 400, errors: ['BAD_REQUEST'] },
+    ]);
+    expect(written.filter((l) => (l.level as number) >= 40)).toEqual([]);
   });
 });
