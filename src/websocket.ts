@@ -26,7 +26,8 @@ import {
   type ExecutionLimits,
   type Operation,
 } from './websocket-operations.js';
-import { errorMaskingFor, type GatewayYoga } from './yoga.js';
+import { errorMaskingFor } from './error-masking.js';
+import type { GatewayYoga } from './yoga.js';
 
 export interface WebSocketOptions {
   readonly yoga: GatewayYoga;

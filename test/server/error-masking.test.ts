@@ -2,7 +2,7 @@
 import { GraphQLError, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors.js';
-import { errorMaskingFor } from '../../src/yoga.js';
+import { errorMaskingFor } from '../../src/error-masking.js';
 
 const maskError = errorMaskingFor(1024);
 const fieldError = (original: Error) =>
