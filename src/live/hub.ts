@@ -11,7 +11,8 @@ import { emit } from '../upstream/events.js';
 import type { IdentityApi } from '../upstream/types.js';
 import type { LiveAuditEvents, LiveEndReason } from './events.js';
 import { asGatewayError, FilterPoller } from './poller.js';
-import { filterKey, type LiveFilter, type LiveRecord } from './records.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './read-budget.js';
+import { digestOf, filterKey, type LiveFilter, type LiveRecord } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { Turns } from './turns.js';
@@ -35,6 +36,8 @@ export interface LiveAuditOptions {
   /** How long an ended stream waits for its client before the connection is ended. */
   readonly endGraceMs?: number;
   readonly pageSize?: number;
+  /** Estimated heap every live read of the process may hold at once (see ReadBudget). */
+  readonly maxReadBytes?: number;
   readonly now?: () => number;
   readonly events?: LiveAuditEvents | undefined;
 }
@@ -111,11 +114,13 @@ export class LiveAudit {
   /** Open subscriptions by caller id. */
   readonly #byCaller = new Map<string, number>();
   readonly #catchUpTurns = new Turns(CATCH_UP_TURNS);
+  readonly #readBudget: ReadBudget;
   #closed = false;
   #started = 0;
 
   constructor(options: LiveAuditOptions) {
     this.#options = { ...options, now: options.now ?? Date.now };
+    this.#readBudget = new ReadBudget(options.maxReadBytes ?? DEFAULT_LIVE_READ_BYTES);
   }
 
   /** Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED. */
@@ -161,7 +166,7 @@ export class LiveAudit {
     const catchUp = since !== undefined || resume !== undefined;
     if (catchUp) subscriber.hold();
     this.#pollerFor(key, filter, floor).add(subscriber);
-    if (catchUp) void this.#catchUp(identity, subscriber, filter, floor, start);
+    if (catchUp) void this.#catchUp(identity, subscriber, filter, floor);
     return subscriber;
   }
 
@@ -200,6 +205,7 @@ export class LiveAudit {
         settleMs: this.#options.settleMs,
         giveUpMs: this.#options.giveUpMs,
         now: this.#options.now,
+        budget: this.#readBudget,
         ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
         onStop: (stopped) => {
           // Stryker disable next-line ConditionalExpression: a poller stops while still its key's; the check keeps a successor from being forgotten if that ever changes
@@ -213,32 +219,48 @@ export class LiveAudit {
 
   /**
    * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
-   * through. A turn is held from the read until the client has taken the replay (or for
-   * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
-   * client leaves stops at once.
+   * through. A window larger than the live reads may hold comes in parts, oldest first, each read
+   * once the client has taken the one before. A turn is held from a read until the client has taken
+   * its part (or for CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at
+   * once; one whose client leaves stops at once.
    */
-  async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number, start: number) {
+  async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
     const { signal } = subscriber;
+    let next: PartStart = { from: floor, deliveredAtFrom: new Set() };
+    let failingSince: number | undefined;
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
       if (!giveBack) return;
+      const readAt = now();
+      let taken: Promise<void> | undefined;
       try {
-        const records: LiveRecord[] = await readWindow({
+        const { from, deliveredAtFrom } = next;
+        const part = await readWindow({
           identity,
           filter,
-          fromMillis: floor,
-          toMillis: now(),
+          fromMillis: from,
+          toMillis: readAt,
           log,
+          budget: this.#readBudget,
+          known: (record) => record.timestamp === from && deliveredAtFrom.has(digestOf(record.uuid)),
           signal,
           ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
         });
-        await atMost(CATCH_UP_TURN_MS, subscriber.release(records));
-        return;
+        failingSince = undefined;
+        try {
+          taken = part.complete ? subscriber.release(part.records) : subscriber.releasePart(part.records);
+        } finally {
+          part.release();
+        }
+        if (!part.complete) next = nextPartStart(part.records, next);
+        await atMost(CATCH_UP_TURN_MS, taken);
+        if (part.complete) return;
       } catch (error) {
         if (signal.aborted) return;
         const failure = asGatewayError(error);
-        if (now() - start >= giveUpMs) {
+        failingSince ??= readAt;
+        if (now() - failingSince >= giveUpMs) {
           void subscriber.release([]);
           subscriber.fail(failure);
           return;
@@ -247,8 +269,10 @@ export class LiveAudit {
       } finally {
         giveBack();
       }
+      // The next part is read once the client has this one: a catch-up queues one part at a time.
+      if (taken) await taken;
       // Stryker disable next-line ObjectLiteral: without the signal a loop whose client left ends a pause later, having done nothing
-      await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+      else await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }
   }
 
@@ -284,6 +308,21 @@ export class LiveAudit {
     // Stryker disable next-line all: equivalent while every poller has a subscriber
     for (const poller of [...this.#pollers.values()]) poller.stop();
   }
+}
+
+/** Where a catch-up's next part starts: at its newest record's time, less what was delivered at that instant. */
+interface PartStart {
+  readonly from: number;
+  /** Digests: an instant may hold many records, each uuid as long as the upstream likes. */
+  readonly deliveredAtFrom: Set<string>;
+}
+
+/** `part` is not empty: a read that keeps nothing of an unfinished window fails instead. */
+function nextPartStart(part: readonly LiveRecord[], previous: PartStart): PartStart {
+  const newest = part.at(-1)!.timestamp;
+  const deliveredAtFrom = newest === previous.from ? previous.deliveredAtFrom : new Set<string>();
+  for (const record of part) if (record.timestamp === newest) deliveredAtFrom.add(record.digest);
+  return { from: newest, deliveredAtFrom };
 }
 
 /** Waits for `promise`, `ms` at most. */

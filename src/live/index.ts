@@ -15,7 +15,7 @@ export function createLiveAudit(
   config: Config,
   upstreams: Upstreams,
   log: Logger,
-  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs' | 'events'> = {},
+  tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs' | 'maxReadBytes' | 'events'> = {},
 ): LiveAudit {
   return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
 }

@@ -36,7 +36,7 @@ export class PendingRecords {
     return this.#digests.has(digest);
   }
 
-  /** A catch-up goes ahead of every live record: it is added while nothing else waits. */
+  /** A catch-up goes ahead of every live record: it is added, in one part or several, while nothing else waits. */
   addCatchUp(record: LiveRecord): void {
     this.add(record);
     this.#catchUpLeft++;

@@ -2,15 +2,18 @@
  * The poller of one filter, shared by every subscription of that filter. Each poll reads the
  * window from the newest record it delivered minus the settle time (late-ingested records are
  * still in it) up to now, pinned while it pages, and hands the records it has not seen before,
- * oldest first, to every subscriber. Failures are retried at the next poll; once the upstream has
- * failed for `giveUpMs` the poller ends its subscribers' streams with the error and stops.
+ * oldest first, to every subscriber. A window larger than the live reads may hold is delivered in
+ * parts, oldest first, one a poll (see readWindow). Failures are retried at the next poll; once the
+ * upstream has failed for `giveUpMs` the poller ends its subscribers' streams with the error and
+ * stops.
  */
 import type { Logger } from 'pino';
 import { GatewayError, UpstreamError } from '../errors.js';
 import type { IdentityApi } from '../upstream/types.js';
 import type { LiveFilter, LiveRecord } from './records.js';
+import type { ReadBudget } from './read-budget.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow } from './window-read.js';
+import { readWindow, type WindowPart } from './window-read.js';
 
 export interface PollerOptions {
   readonly identity: IdentityApi;
@@ -19,6 +22,8 @@ export interface PollerOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly now: () => number;
+  /** Shared by every live read of the process. */
+  readonly budget: ReadBudget;
   readonly pageSize?: number;
   /** Called when the poller stops (last subscriber gone, or given up). */
   readonly onStop: (poller: FilterPoller) => void;
@@ -30,6 +35,8 @@ export function asGatewayError(error: unknown): GatewayError {
     cause: error instanceof Error ? error.message : String(error),
   });
 }
+
+const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () => {} };
 
 export class FilterPoller {
   readonly key: string;
@@ -94,21 +101,27 @@ export class FilterPoller {
     const toMillis = now();
     try {
       this.polls++;
-      const records =
+      const part =
         fromMillis > toMillis
-          ? []
+          ? NOTHING_TO_READ
           : await readWindow({
               identity: this.#options.identity,
               filter: this.filter,
               fromMillis,
               toMillis,
               log,
+              budget: this.#options.budget,
+              known: (record) => this.#seen.has(record.uuid),
               signal: this.#abort.signal,
               ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
             });
-      if (this.#stopped) return;
-      this.#failingSince = undefined;
-      this.#publish(records);
+      try {
+        if (this.#stopped) return;
+        this.#failingSince = undefined;
+        this.#publish(part.records);
+      } finally {
+        part.release();
+      }
     } catch (error) {
       if (this.#stopped) return;
       const failure = asGatewayError(error);

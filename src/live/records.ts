@@ -30,6 +30,6 @@ export function toLiveRecord(record: AuditRecord): LiveRecord {
 }
 
 /** Delivery order within one read: oldest first, ties by uuid. */
-export function oldestFirst(a: LiveRecord, b: LiveRecord): number {
+export function oldestFirst(a: Pick<LiveRecord, 'timestamp' | 'uuid'>, b: Pick<LiveRecord, 'timestamp' | 'uuid'>): number {
   return a.timestamp - b.timestamp || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }

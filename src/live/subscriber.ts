@@ -127,8 +127,25 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       this.#pending.startHere();
     }
     this.#flush();
-    const caughtUp = this.#caughtUp ?? withResolvers();
+    return this.#untilCaughtUp();
+  }
+
+  /**
+   * Queues part of the catch-up, oldest first, while the poller's batches stay held: a catch-up
+   * larger than a read may hold arrives in parts, the last through `release`. Resolves once the
+   * client has taken it (or the stream ended), so that the next part is read only then.
+   */
+  releasePart(part: readonly LiveRecord[]): Promise<void> {
+    if (!this.#detached) for (const record of part) if (this.#accepts(record)) this.#pending.addCatchUp(record);
+    this.#flush();
+    return this.#untilCaughtUp();
+  }
+
+  #untilCaughtUp(): Promise<void> {
+    this.#caughtUp?.resolve();
+    const caughtUp = withResolvers();
     this.#caughtUp = caughtUp;
+    if (this.#detached) caughtUp.resolve();
     this.#checkCaughtUp();
     return caughtUp.promise;
   }
@@ -210,7 +227,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   }
 
   #checkCaughtUp(): void {
-    if (this.#caughtUp && !this.#held && !this.#pending.catchingUp) this.#caughtUp.resolve();
+    if (this.#caughtUp && !this.#pending.catchingUp) this.#caughtUp.resolve();
   }
 
   /** How long the client may pause: only while something waits for it that it has not asked for. */

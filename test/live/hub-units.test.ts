@@ -273,6 +273,58 @@ describe('pollers and slots', () => {
 });
 
 describe('catch-up reads', () => {
+  it.each([
+    ['in one read', undefined],
+    ['in parts, when larger than the reads may hold', 2 * 1024 * 1024],
+  ])('a replay of 20,000 records arrives whole %s, oldest first, each once, then the live records', async (_how, maxReadBytes) => {
+    const now = Date.now();
+    const replay = Array.from({ length: 20_000 }, (_, i) => auditRecord(String(i).padStart(5, '0'), now - 60_000 + Math.floor(i / 4)));
+    const identity = fakeIdentity([...replay]);
+    const { live } = hub(identity, { pollMs: 50, ...(maxReadBytes ? { maxReadBytes } : {}) });
+    const stream = live.subscribe({ since: new Date(now - 61_000) });
+    const received: string[] = [];
+    for (let i = 0; i < replay.length; i++) received.push(await read(stream));
+    expect(received).toEqual(replay.map((r) => r.uuid));
+    identity.records.push(auditRecord('live', Date.now()));
+    expect(await read(stream)).toBe('uuid-live');
+    const reads = identity.queries.filter((q) => q.startIndex === 0 && q.fromMillis >= now - 61_000 && q.fromMillis < now - 50_000);
+    if (maxReadBytes) expect(reads.length).toBeGreaterThan(3);
+  });
+
+  it('a replay of one busy instant, larger than the reads may hold, arrives whole in parts, by uuid', async () => {
+    const now = Date.now();
+    const instant = now - 2000;
+    const replay = Array.from({ length: 6000 }, (_, i) => auditRecord(String(i).padStart(4, '0'), instant));
+    const identity = fakeIdentity([...replay]);
+    const { live } = hub(identity, { pollMs: 60_000, maxReadBytes: 512 * 1024 });
+    const stream = live.subscribe({ since: new Date(now - 5000) });
+    const received: string[] = [];
+    for (let i = 0; i < replay.length; i++) received.push(await read(stream));
+    expect(received).toEqual(replay.map((r) => r.uuid));
+    // The parts re-read that instant, less what they delivered.
+    expect(identity.queries.filter((q) => q.startIndex === 0 && q.fromMillis === instant).length).toBeGreaterThan(2);
+  });
+
+  it('a record stamped after the catch-up\'s window is not replayed, and not delivered until its time comes', async () => {
+    const now = Date.now();
+    const base = fakeIdentity([auditRecord(1, now - 2000)]);
+    const future = auditRecord('future', now + 10 * 365 * 86_400_000);
+    const identity = {
+      ...base,
+      async auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
+        const page = await base.auditReport(...args);
+        return { rows: [{ ok: true as const, record: future }, ...page.rows] };
+      },
+    };
+    const { live } = hub(identity);
+    const stream = live.subscribe({ since: new Date(now - 5000) });
+    expect(await read(stream)).toBe('uuid-1');
+    base.records.push(auditRecord('live', Date.now()));
+    expect(await read(stream)).toBe('uuid-live');
+    base.records.push(auditRecord('later', Date.now() + 20));
+    expect(await read(stream)).toBe('uuid-later');
+  });
+
   it('since: replays from that time, oldest first, then the live records, each once', async () => {
     const now = Date.now();
     const identity = fakeIdentity([auditRecord('old', now - 60_000), auditRecord(2, now - 2000), auditRecord(1, now - 3000)]);

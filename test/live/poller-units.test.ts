@@ -5,8 +5,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError, UpstreamError } from '../../src/errors.js';
 import { asGatewayError, FilterPoller, type PollerOptions } from '../../src/live/poller.js';
+import { HeapEstimate, ReadBudget } from '../../src/live/read-budget.js';
 import { filterKey, type LiveFilter, type LiveRecord } from '../../src/live/records.js';
 import type { LiveSubscriber } from '../../src/live/subscriber.js';
+import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
+import type { IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger, type FakeIdentity } from './fake-identity.js';
 
 const start = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -27,7 +30,7 @@ function fakeSubscriber(floor = start) {
   return { subscriber: subscriber as unknown as LiveSubscriber, offered, failures };
 }
 
-function poller(identity: FakeIdentity, options: Partial<PollerOptions> = {}, floor = start) {
+function poller(identity: IdentityApi, options: Partial<PollerOptions> = {}, floor = start) {
   const { log, memory } = memoryLogger();
   const stopped: FilterPoller[] = [];
   const created = new FilterPoller(filterKey(filter), filter, floor, {
@@ -37,6 +40,7 @@ function poller(identity: FakeIdentity, options: Partial<PollerOptions> = {}, fl
     settleMs: SETTLE_MS,
     giveUpMs: GIVE_UP_MS,
     now: () => Date.now(),
+    budget: new ReadBudget(64 * 1024 * 1024),
     onStop: (p) => stopped.push(p),
     ...options,
   });
@@ -140,6 +144,132 @@ describe('polling', () => {
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(exact.queries).toEqual([expect.objectContaining({ fromMillis: start + POLL_MS, toMillis: start + POLL_MS })]);
     atNow.poller.stop();
+  });
+});
+
+/** Every uuid offered, in order. */
+const offeredUuids = (offered: string[][]) => offered.flat();
+
+/** `identity`'s answers, with `extra` records added to the first page of every read whatever its window. */
+function withRecordsOutsideWindows(identity: FakeIdentity, extra: () => AuditRecord[]): IdentityApi {
+  return {
+    async auditReport(query, call) {
+      const page = await identity.auditReport(query, call);
+      if (query.startIndex > 0) return page;
+      return { rows: [...extra().map((record) => ({ ok: true as const, record })), ...page.rows] };
+    },
+  };
+}
+
+describe('records outside the window read', () => {
+  it('a record stamped ten years ahead is not delivered and does not stall the poller: later records arrive, each once', async () => {
+    const identity = fakeIdentity([auditRecord('first', start + 10)]);
+    const future = auditRecord('future', start + 10 * 365 * 86_400_000);
+    const { poller: p, memory } = poller(withRecordsOutsideWindows(identity, () => [future]));
+    const a = fakeSubscriber();
+    p.add(a.subscriber);
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(a.offered).toEqual([['uuid-first']]);
+    const later = Array.from({ length: 20 }, (_, i) => `uuid-later-${i}`);
+    for (let i = 0; i < later.length; i++) {
+      identity.records.push(auditRecord(`later-${i}`, Date.now()));
+      await vi.advanceTimersByTimeAsync(POLL_MS);
+    }
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(offeredUuids(a.offered)).toEqual(['uuid-first', ...later]);
+    // Every read reached up to now, and none started after it.
+    expect(identity.queries.every((q) => q.fromMillis <= q.toMillis && q.toMillis <= Date.now())).toBe(true);
+    expect(identity.queries.at(-1)!.toMillis).toBe(Date.now());
+    const warnings = memory.lines().filter((line) => line.msg === 'live audit rows skipped: stamped outside the window read');
+    expect(warnings).toHaveLength(identity.queries.length);
+    expect(warnings[0]).toMatchObject({ level: 40, earlier: 0, later: 1 });
+    expect(JSON.stringify(warnings)).not.toContain('uuid-future');
+    p.stop();
+  });
+
+  it('a record stamped 5 s ahead (clock skew) loses nothing: it is delivered once its time has come, every other record too', async () => {
+    const settleMs = 1000;
+    const identity = fakeIdentity();
+    const skewed = auditRecord('skewed', start + 5000);
+    const { poller: p } = poller(withRecordsOutsideWindows(identity, () => [skewed]), { settleMs });
+    const a = fakeSubscriber();
+    p.add(a.subscriber);
+    const produced: string[] = [];
+    // A record every 250 ms for 11 s, polled every 100 ms.
+    for (let i = 0; i < 44; i++) {
+      identity.records.push(auditRecord(`r-${i}`, Date.now()));
+      produced.push(`uuid-r-${i}`);
+      await vi.advanceTimersByTimeAsync(250);
+    }
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    const delivered = offeredUuids(a.offered);
+    expect(delivered.filter((uuid) => uuid !== 'uuid-skewed')).toEqual(produced);
+    expect(delivered.filter((uuid) => uuid === 'uuid-skewed')).toHaveLength(1);
+    // Delivered by the first read whose window held it.
+    const at = delivered.indexOf('uuid-skewed');
+    expect(delivered[at - 1]).toBe('uuid-r-19');
+    expect(delivered[at + 1]).toBe('uuid-r-20');
+    p.stop();
+  });
+});
+
+describe('the memory bound of live reads', () => {
+  it('a window larger than the reads may hold is delivered in parts, oldest first, each record once', async () => {
+    const identity = fakeIdentity(Array.from({ length: 300 }, (_, i) => auditRecord(String(i).padStart(3, '0'), start - 300 + i)));
+    const estimate = new HeapEstimate();
+    estimate.recordBytes(identity.records[0]!);
+    const recordBytes = estimate.recordBytes(identity.records[1]!);
+    const budget = new ReadBudget(100 * recordBytes);
+    const { poller: p } = poller(identity, { budget, pageSize: 50 }, start - 1000);
+    const a = fakeSubscriber(start - 1000);
+    p.add(a.subscriber);
+    await vi.advanceTimersByTimeAsync(20 * POLL_MS);
+    expect(a.offered.length).toBeGreaterThan(2);
+    for (const batch of a.offered) expect(batch.length).toBeLessThanOrEqual(100);
+    expect(offeredUuids(a.offered)).toEqual(identity.records.map((r) => r.uuid));
+    expect(budget.held).toBe(0);
+    p.stop();
+  });
+
+  it('so are many records of one instant, by uuid', async () => {
+    const instant = start + 50;
+    const identity = fakeIdentity(Array.from({ length: 300 }, (_, i) => auditRecord(String(i).padStart(3, '0'), instant)));
+    const { poller: p } = poller(identity, { budget: new ReadBudget(100 * 700), pageSize: 1000 });
+    const a = fakeSubscriber();
+    p.add(a.subscriber);
+    await vi.advanceTimersByTimeAsync(20 * POLL_MS);
+    expect(a.offered.length).toBeGreaterThan(2);
+    expect(offeredUuids(a.offered)).toEqual(identity.records.map((r) => r.uuid));
+    p.stop();
+  });
+
+  it('an upstream answering endless full pages: each poll fails, holding at most the bound, until the streams end with UPSTREAM_INVALID_RESPONSE', async () => {
+    const budget = new ReadBudget(200 * 1024);
+    let mostHeld = 0;
+    let served = 0;
+    const hostile: IdentityApi = {
+      async auditReport(query) {
+        mostHeld = Math.max(mostHeld, budget.held);
+        const rows = Array.from({ length: query.pageSize }, (_, i) => ({
+          ok: true as const,
+          record: { ...auditRecord(`hostile-${served++}`, query.toMillis - (i % 50)), values: { pad: 'x'.repeat(1000) } },
+        }));
+        return { rows };
+      },
+    };
+    const { poller: p, stopped, memory } = poller(hostile, { budget, pageSize: 100 });
+    const a = fakeSubscriber(start - 1000);
+    p.add(a.subscriber);
+    await vi.advanceTimersByTimeAsync(GIVE_UP_MS + POLL_MS);
+    expect(a.offered).toEqual([]);
+    expect(a.failures.map((e) => e.code)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
+    expect(stopped).toEqual([p]);
+    expect(memory.lines().find((line) => line.msg === 'live audit poll failed; retrying')).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
+    // 4000 records of about 2 KB a poll: the reads held up to the bound, never more, and nothing now.
+    expect(served).toBeGreaterThan(40_000);
+    expect(mostHeld).toBeGreaterThan(budget.limit / 2);
+    expect(mostHeld).toBeLessThanOrEqual(budget.limit);
+    expect(budget.held).toBe(0);
   });
 });
 

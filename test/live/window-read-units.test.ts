@@ -2,26 +2,29 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestOf, filterKey, oldestFirst, toLiveRecord } from '../../src/live/records.js';
+import { HeapEstimate, LIVE_PAGES_IN_FLIGHT, ReadBudget } from '../../src/live/read-budget.js';
 import { MAX_PAGES_PER_READ, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/live/window-read.js';
 import type { AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger } from './fake-identity.js';
 
 const start = Date.UTC(2026, 10, 23, 12, 0, 0);
+const roomy = () => new ReadBudget(64 * 1024 * 1024);
 
 describe('readWindow', () => {
   it('pages with the window pinned until a short page, and returns the records oldest first', async () => {
     const identity = fakeIdentity(Array.from({ length: 5 }, (_, i) => auditRecord(i, start + i)));
     const { log, memory } = memoryLogger();
     const signal = new AbortController().signal;
-    const records = await readWindow({
+    const records = (await readWindow({
       identity,
+      budget: roomy(),
       filter: { objectType: 'LOGIN', action: 'Create' },
       fromMillis: start,
       toMillis: start + 100,
       log,
       signal,
       pageSize: 2,
-    });
+    })).records;
     expect(records.map((r) => r.uuid)).toEqual(['uuid-0', 'uuid-1', 'uuid-2', 'uuid-3', 'uuid-4']);
     expect(records[0]).toEqual({ record: identity.records[0], timestamp: start, uuid: 'uuid-0', digest: digestOf('uuid-0') });
     expect(identity.queries).toEqual([0, 2, 4].map((startIndex) => ({
@@ -39,13 +42,13 @@ describe('readWindow', () => {
   it('reads one more page after a full one, and takes pages of 5000 by default', async () => {
     const identity = fakeIdentity(Array.from({ length: 4 }, (_, i) => auditRecord(i, start + i)));
     const { log } = memoryLogger();
-    const records = await readWindow({ identity, filter: {}, fromMillis: start, toMillis: start + 100, log, pageSize: 2 });
+    const { records } = await readWindow({ identity, budget: roomy(), filter: {}, fromMillis: start, toMillis: start + 100, log, pageSize: 2 });
     expect(records).toHaveLength(4);
     expect(identity.queries.map((q) => q.startIndex)).toEqual([0, 2, 4]);
     expect(identity.signals).toEqual([undefined, undefined, undefined]);
 
     const whole = fakeIdentity([auditRecord(1, start)]);
-    await readWindow({ identity: whole, filter: {}, fromMillis: start, toMillis: start, log });
+    await readWindow({ identity: whole, budget: roomy(), filter: {}, fromMillis: start, toMillis: start, log });
     expect(whole.queries.map((q) => q.pageSize)).toEqual([UPSTREAM_PAGE_SIZE]);
     expect(UPSTREAM_PAGE_SIZE).toBe(5000);
   });
@@ -59,7 +62,7 @@ describe('readWindow', () => {
     ];
     const identity: IdentityApi = { auditReport: async (query) => ({ rows: pages[query.startIndex / 2]! }) };
     const { log } = memoryLogger();
-    const records = await readWindow({ identity, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 2 });
+    const { records } = await readWindow({ identity, budget: roomy(), filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 2 });
     expect(records.map((r) => r.uuid)).toEqual(['uuid-oldest', 'uuid-shifted', 'uuid-newest']);
   });
 
@@ -67,30 +70,185 @@ describe('readWindow', () => {
     const identity = fakeIdentity([auditRecord(1, start)]);
     identity.unreadable = 2;
     const { log, memory } = memoryLogger();
-    const records = await readWindow({ identity, filter: {}, fromMillis: start, toMillis: start, log, pageSize: 2 });
+    const { records } = await readWindow({ identity, budget: roomy(), filter: {}, fromMillis: start, toMillis: start, log, pageSize: 2 });
     expect(records.map((r) => r.uuid)).toEqual(['uuid-1']);
     expect(identity.queries).toHaveLength(2);
     expect(memory.lines()).toEqual([expect.objectContaining({ level: 40, unreadable: 2, msg: 'live audit rows skipped: records unreadable' })]);
   });
 
-  it(`stops at ${MAX_PAGES_PER_READ} pages and says so`, async () => {
+  it(`fails with UPSTREAM_INVALID_RESPONSE when the rows do not run out within ${MAX_PAGES_PER_READ} pages, holding nothing after`, async () => {
     const identity = fakeIdentity(Array.from({ length: MAX_PAGES_PER_READ + 5 }, (_, i) => auditRecord(i, start + i)));
-    const { log, memory } = memoryLogger();
-    const records = await readWindow({ identity, filter: {}, fromMillis: start, toMillis: start + 1000, log, pageSize: 1 });
+    const { log } = memoryLogger();
+    const budget = roomy();
+    const failure = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 1000, log, pageSize: 1 }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { service: 'identity', pages: MAX_PAGES_PER_READ } });
     expect(identity.queries).toHaveLength(MAX_PAGES_PER_READ);
     expect(MAX_PAGES_PER_READ).toBe(40);
-    expect(records).toHaveLength(MAX_PAGES_PER_READ);
-    // The newest pages are read first: what is left unread is the oldest.
-    expect(records[0]!.uuid).toBe('uuid-5');
-    expect(memory.lines()).toEqual([expect.objectContaining({ level: 40, pages: MAX_PAGES_PER_READ, msg: 'live audit read stopped at its page limit' })]);
+    expect(budget.held).toBe(0);
   });
 
   it('says nothing when the last page it may read is also the last one there is', async () => {
     const identity = fakeIdentity(Array.from({ length: MAX_PAGES_PER_READ - 1 }, (_, i) => auditRecord(i, start + i)));
     const { log, memory } = memoryLogger();
-    await readWindow({ identity, filter: {}, fromMillis: start, toMillis: start + 1000, log, pageSize: 1 });
+    await readWindow({ identity, budget: roomy(), filter: {}, fromMillis: start, toMillis: start + 1000, log, pageSize: 1 });
     expect(identity.queries).toHaveLength(MAX_PAGES_PER_READ);
     expect(memory.lines()).toEqual([]);
+  });
+});
+
+/** A page of `count` records stamped inside the window, each with a 1000-character value. */
+function largeRecords(prefix: string, count: number, newest: number): AuditRowResult[] {
+  return Array.from({ length: count }, (_, i) => ({
+    ok: true,
+    record: { ...auditRecord(`${prefix}-${i}`, newest - (i % 1000)), values: { pad: 'x'.repeat(1000) } },
+  }));
+}
+
+describe('readWindow within its memory bound', () => {
+  it('leaves out records stamped outside the window, and says how many in one warning without their content', async () => {
+    const identity = fakeIdentity();
+    const inside = [auditRecord('inside', start + 5)];
+    const answer: IdentityApi = {
+      auditReport: async (query) => {
+        const { rows } = await identity.auditReport(query, { log: memoryLogger().log });
+        const future = auditRecord('future', start + 10 * 365 * 86_400_000);
+        const past = auditRecord('past', -8.64e15);
+        return { rows: [{ ok: true, record: future }, ...rows, { ok: true, record: past }, { ok: true, record: { ...past, uuid: 'uuid-past-2' } }] };
+      },
+    };
+    identity.records.push(...inside);
+    const { log, memory } = memoryLogger();
+    const { records, complete } = await readWindow({ identity: answer, budget: roomy(), filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 10 });
+    expect(records.map((r) => r.uuid)).toEqual(['uuid-inside']);
+    expect(complete).toBe(true);
+    const lines = memory.lines();
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, earlier: 2, later: 1, fromMillis: start, toMillis: start + 10, msg: 'live audit rows skipped: stamped outside the window read' }),
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/uuid-(future|past)/);
+  });
+
+  it('keeps the oldest records that fit, leaves out every newer one, and gives its bytes back on release', async () => {
+    const identity = fakeIdentity(Array.from({ length: 50 }, (_, i) => auditRecord(i, start + i)));
+    const { log, memory } = memoryLogger();
+    const whole = await readWindow({ identity, budget: roomy(), filter: {}, fromMillis: start, toMillis: start + 100, log, pageSize: 7 });
+    expect(whole.complete).toBe(true);
+    // Room for about 20 of these records: the read is cut, pages still read newest first to the end.
+    const budget = new ReadBudget(20 * 700);
+    const part = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 100, log, pageSize: 7 });
+    expect(part.complete).toBe(false);
+    expect(part.records.length).toBeGreaterThan(5);
+    expect(part.records.length).toBeLessThan(50);
+    expect(part.records.map((r) => r.uuid)).toEqual(whole.records.slice(0, part.records.length).map((r) => r.uuid));
+    expect(budget.held).toBeGreaterThan(0);
+    expect(budget.held).toBeLessThanOrEqual(budget.limit);
+    part.release();
+    part.release();
+    expect(budget.held).toBe(0);
+    expect(memory.lines()).toEqual([
+      expect.objectContaining({ level: 30, records: part.records.length, limitBytes: budget.limit, msg: 'live audit read kept part of its window: memory bound' }),
+    ]);
+  });
+
+  it('skips the records its caller knows: they take no room, and the rest of the window fits', async () => {
+    const identity = fakeIdentity(Array.from({ length: 50 }, (_, i) => auditRecord(i, start + i)));
+    const { log } = memoryLogger();
+    const budget = new ReadBudget(20 * 700);
+    const known = new Set(Array.from({ length: 40 }, (_, i) => `uuid-${i}`));
+    const part = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 100, log, known: (r) => known.has(r.uuid) });
+    expect(part.complete).toBe(true);
+    expect(part.records.map((r) => r.uuid)).toEqual(Array.from({ length: 10 }, (_, i) => `uuid-${40 + i}`));
+  });
+
+  it('an upstream answering endless full pages of large records: UPSTREAM_INVALID_RESPONSE, never more held than the bound', async () => {
+    const budget = new ReadBudget(2 * 1024 * 1024);
+    let pages = 0;
+    let mostHeld = 0;
+    const identity: IdentityApi = {
+      auditReport: async (query) => {
+        mostHeld = Math.max(mostHeld, budget.held);
+        pages++;
+        return { rows: largeRecords(`page${pages}`, query.pageSize, query.toMillis - 1) };
+      },
+    };
+    const { log } = memoryLogger();
+    const failure = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 5000, log, pageSize: 500 }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
+    expect(pages).toBe(MAX_PAGES_PER_READ);
+    // 20,000 records of about 2 KB were read; at most the bound was held, and nothing once failed.
+    expect(mostHeld).toBeGreaterThan(budget.limit / 2);
+    expect(mostHeld).toBeLessThanOrEqual(budget.limit);
+    expect(budget.held).toBe(0);
+  });
+
+  it('reads sharing one budget hold no more than it together; one that can keep nothing fails with RATE_LIMITED', async () => {
+    const budget = new ReadBudget(1024 * 1024);
+    const identity: IdentityApi = { auditReport: async (query) => ({ rows: largeRecords(`${query.fromMillis}`, 400, start + 100) }) };
+    const { log } = memoryLogger();
+    const first = await readWindow({ identity, budget, filter: {}, fromMillis: start - 1000, toMillis: start + 1000, log, pageSize: 500 });
+    const second = await readWindow({ identity, budget, filter: {}, fromMillis: start - 999, toMillis: start + 1000, log, pageSize: 500 });
+    // The first fits whole; the second only in part, in what the first left.
+    expect(first.complete).toBe(true);
+    expect(second.complete).toBe(false);
+    expect(second.records.length).toBeGreaterThan(0);
+    expect(second.records.length).toBeLessThan(400);
+    expect(budget.held).toBeLessThanOrEqual(budget.limit);
+    const third = await readWindow({ identity, budget, filter: {}, fromMillis: start - 998, toMillis: start + 1000, log, pageSize: 500 }).catch((e: unknown) => e);
+    expect(third).toMatchObject({ code: 'RATE_LIMITED', detail: { limitBytes: budget.limit } });
+    first.release();
+    second.release();
+    expect(budget.held).toBe(0);
+  });
+
+  it(`reads sharing one budget have at most ${LIVE_PAGES_IN_FLIGHT} pages in flight; one whose caller leaves while it waits stops`, async () => {
+    const budget = roomy();
+    const identity = fakeIdentity([auditRecord(1, start)]);
+    identity.hold();
+    const { log } = memoryLogger();
+    const read = (signal?: AbortSignal) =>
+      readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start, log, ...(signal ? { signal } : {}) });
+    const reads = Array.from({ length: LIVE_PAGES_IN_FLIGHT + 1 }, () => read());
+    const leaving = new AbortController();
+    const left = read(leaving.signal).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT);
+    leaving.abort();
+    expect(await left).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    identity.open();
+    for (const part of await Promise.all(reads)) expect(part.records.map((r) => r.uuid)).toEqual(['uuid-1']);
+    expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT + 1);
+  });
+
+  it('a read aborted midway gives back what it held', async () => {
+    const budget = roomy();
+    const controller = new AbortController();
+    const identity: IdentityApi = {
+      auditReport: async (query) => {
+        if (query.startIndex > 0) {
+          controller.abort();
+          throw new Error('aborted');
+        }
+        return { rows: largeRecords('a', query.pageSize, start + 100) };
+      },
+    };
+    const { log } = memoryLogger();
+    await expect(readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 1000, log, signal: controller.signal, pageSize: 10 })).rejects.toThrow('aborted');
+    expect(budget.held).toBe(0);
+  });
+});
+
+describe('HeapEstimate', () => {
+  it('counts characters by their width, and a key as new only the first time a read sees it', () => {
+    const estimate = new HeapEstimate();
+    const record = (values: Record<string, unknown>) => ({ ...auditRecord(1, start), values });
+    estimate.recordBytes(record({ pad: '' }));
+    const latin = estimate.recordBytes(record({ pad: 'x'.repeat(1000) }));
+    const wide = estimate.recordBytes(record({ pad: '\u20ac'.repeat(1000) }));
+    expect(wide - latin).toBe(1000);
+    const firstKeys = estimate.recordBytes(record({ newKey: 1 }));
+    const sameKeys = estimate.recordBytes(record({ newKey: 1 }));
+    expect(firstKeys).toBeGreaterThan(sameKeys + 100);
+    expect(estimate.recordBytes(record({ big: 'x'.repeat(1_000_000) }))).toBeGreaterThan(1_000_000);
   });
 });
 
