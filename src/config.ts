@@ -66,6 +66,8 @@ const environmentSchema = z.object({
   UPSTREAM_TIMEOUT_MS: integer(1, 600_000, 10_000),
   UPSTREAM_MAX_CONNECTIONS: integer(1, 1024, 32),
   UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024, 256 * 1024 * 1024, 16 * 1024 * 1024),
+  // Answer bytes being received and parsed at once, both services (src/upstream/http.ts; docs/hard-limits.md).
+  UPSTREAM_MAX_BYTES_IN_FLIGHT: integer(64 * 1024, 16 * 1024 ** 3, 64 * 1024 * 1024),
   LARGE_OPERATION_CONCURRENCY: integer(1, 64, 4),
   GATEWAY_API_KEYS: list,
   GATEWAY_ALLOW_ANONYMOUS: flag,
@@ -142,6 +144,8 @@ export interface Config {
   readonly upstreamMaxConnections: number;
   /** Largest upstream answer body read; a longer one is UPSTREAM_INVALID_RESPONSE. */
   readonly upstreamMaxBodyBytes: number;
+  /** Upstream answer bytes being received and parsed at once, both services; a call past it is UPSTREAM_UNAVAILABLE. */
+  readonly upstreamMaxBytesInFlight: number;
   /** Operations asking for more than 1000 audit rows executed at once; the rest queue (bounds memory). */
   readonly largeOperationConcurrency: number;
   readonly apiKeys: readonly string[];
@@ -254,6 +258,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.success && parsed.data.MAX_REQUEST_BYTES_IN_FLIGHT < parsed.data.MAX_REQUEST_BYTES) {
     problems.push('MAX_REQUEST_BYTES_IN_FLIGHT: must be at least MAX_REQUEST_BYTES, or a body of the largest size is never accepted');
   }
+  if (parsed.success && parsed.data.UPSTREAM_MAX_BYTES_IN_FLIGHT < parsed.data.UPSTREAM_MAX_BODY_BYTES) {
+    problems.push('UPSTREAM_MAX_BYTES_IN_FLIGHT: must be at least UPSTREAM_MAX_BODY_BYTES, or an answer of the largest size is never read');
+  }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const env = parsed.data;
 
@@ -283,6 +290,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     upstreamMaxConnections: env.UPSTREAM_MAX_CONNECTIONS,
     upstreamMaxBodyBytes: env.UPSTREAM_MAX_BODY_BYTES,
+    upstreamMaxBytesInFlight: env.UPSTREAM_MAX_BYTES_IN_FLIGHT,
     largeOperationConcurrency: env.LARGE_OPERATION_CONCURRENCY,
     apiKeys: Object.freeze([...env.GATEWAY_API_KEYS]),
     allowAnonymous: env.GATEWAY_ALLOW_ANONYMOUS || mode === 'demo',

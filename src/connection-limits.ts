@@ -22,6 +22,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { ByteReservations } from './byte-reservations.js';
 import { answerAndClose, answerBadRequest, answerClientError, requestUrlProblem } from './client-error.js';
 import type { Logger } from './logger.js';
 import { ClientFrames } from './websocket-frames.js';
@@ -106,31 +107,6 @@ export class RateLimitedWarning {
   }
 }
 
-const NOTHING_RESERVED = () => {};
-
-/** Bytes reserved by request bodies and WebSocket messages not yet received in full. */
-class ByteReservations {
-  private reserved = 0;
-  constructor(private readonly max: number) {}
-
-  get bytes(): number {
-    return this.reserved;
-  }
-
-  /** Reserves `bytes` until the returned release is called; undefined: over the budget. */
-  reserve(bytes: number): (() => void) | undefined {
-    if (bytes <= SMALL_BODY_BYTES) return NOTHING_RESERVED;
-    if (this.reserved + bytes > this.max) return undefined;
-    this.reserved += bytes;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.reserved -= bytes;
-    };
-  }
-}
-
 /** What a body reserves: its announced length; a chunked one, the largest allowed. */
 function bodyBytes(request: IncomingMessage, largest: number): number {
   const announced = request.headers['content-length'];
@@ -164,7 +140,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
   server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
-  const reservations = new ByteReservations(limits.maxRequestBytesInFlight);
+  const reservations = new ByteReservations(limits.maxRequestBytesInFlight, SMALL_BODY_BYTES);
 
   const openConnections = new Gauge({
     name: 'gateway_http_connections',

@@ -36,6 +36,7 @@ describe('configuration', () => {
       host: '0.0.0.0',
       upstreamTimeoutMs: 10_000,
       upstreamMaxBodyBytes: 16 * 1024 * 1024,
+      upstreamMaxBytesInFlight: 64 * 1024 * 1024,
       auditCacheMaxBytes: 64 * 1024 * 1024,
       auditCacheSettleMs: 60_000,
       contentLibraryVendor: 'vmware',
@@ -58,6 +59,7 @@ describe('configuration', () => {
       CONTENT_LIBRARY_PASSWORD: 'pw',
       UPSTREAM_TIMEOUT_MS: '2500',
       UPSTREAM_MAX_BODY_BYTES: '8388608',
+      UPSTREAM_MAX_BYTES_IN_FLIGHT: '33554432',
       AUDIT_CACHE_MAX_BYTES: '0',
       AUDIT_CACHE_SETTLE_MS: '120000',
     });
@@ -67,6 +69,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       upstreamTimeoutMs: 2500,
       upstreamMaxBodyBytes: 8 * 1024 * 1024,
+      upstreamMaxBytesInFlight: 32 * 1024 * 1024,
       auditCacheMaxBytes: 0,
       auditCacheSettleMs: 120_000,
       apiKeys: ['key-one', 'key-two'],
@@ -129,6 +132,11 @@ describe('configuration', () => {
     ['MAX_REQUEST_BYTES_IN_FLIGHT', { MAX_REQUEST_BYTES_IN_FLIGHT: '32MB' }],
     ['MAX_REQUEST_BYTES_IN_FLIGHT', { MAX_REQUEST_BYTES_IN_FLIGHT: '100000' }],
     ['MAX_REQUEST_BYTES_IN_FLIGHT', { MAX_REQUEST_BYTES: '2097152', MAX_REQUEST_BYTES_IN_FLIGHT: '1048576' }],
+    ['UPSTREAM_MAX_BYTES_IN_FLIGHT', { UPSTREAM_MAX_BYTES_IN_FLIGHT: '64MB' }],
+    ['UPSTREAM_MAX_BYTES_IN_FLIGHT', { UPSTREAM_MAX_BYTES_IN_FLIGHT: '1000' }],
+    ['UPSTREAM_MAX_BYTES_IN_FLIGHT', { UPSTREAM_MAX_BYTES_IN_FLIGHT: String(2 ** 40) }],
+    // The default body cap (16 MB) would never fit.
+    ['UPSTREAM_MAX_BYTES_IN_FLIGHT', { UPSTREAM_MAX_BYTES_IN_FLIGHT: '8388608' }],
   ])('names %s when it is wrong', (variable, override) => {
     const problems = problemsOf({ ...upstream, ...override });
     expect(problems.some((p) => p.startsWith(`${variable}:`))).toBe(true);

@@ -141,6 +141,13 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['service', 'kind', 'outcome'] as const,
     registers: [registry],
   });
+  const answersRefused = new Counter({
+    name: 'gateway_upstream_answers_refused_total',
+    help: 'Upstream answers left unread, their calls failed with UPSTREAM_UNAVAILABLE, because their bytes would take the answer bytes being received and parsed past UPSTREAM_MAX_BYTES_IN_FLIGHT.',
+    labelNames: ['service', 'reason'] as const,
+    registers: [registry],
+  });
+  for (const service of ['identity', 'content-library']) answersRefused.inc({ service, reason: 'bytes_in_flight' }, 0);
   const cacheLookups = new Counter({
     name: 'gateway_cache_lookups_total',
     help: 'Cache lookups by cache and outcome (hit, miss, bypass: not cacheable).',
@@ -231,6 +238,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       },
       onCacheLookup(event) {
         cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
+      },
+      onAnswerRefused(event) {
+        answersRefused.inc({ service: event.service, reason: event.reason });
       },
     },
     liveAuditEvents: {

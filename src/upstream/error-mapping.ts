@@ -10,8 +10,10 @@
  * | 404 on a route that names what is missing          | NOT_FOUND                 |
  * | 408, 429, 5xx (after retries)                      | UPSTREAM_UNAVAILABLE      |
  * | connection failure, deadline, cancellation         | UPSTREAM_UNAVAILABLE      |
+ * | too many answer bytes in flight in the gateway     | UPSTREAM_UNAVAILABLE      |
  * | any other status (other 4xx, 404 elsewhere, 3xx)   | UPSTREAM_INVALID_RESPONSE |
  * | 2xx whose body is not JSON or fails its zod model  | UPSTREAM_INVALID_RESPONSE |
+ * | 2xx that fails the request's own check (more rows) | UPSTREAM_INVALID_RESPONSE |
  */
 import type { z } from 'zod';
 import { UpstreamError, type UpstreamService } from '../errors.js';
@@ -63,6 +65,19 @@ export function errorForTransport(
     connection: `${name} could not be reached.`,
   }[failure];
   return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, { ...detail, failure });
+}
+
+/**
+ * An answer refused because the gateway is receiving too many upstream bytes at once: nothing
+ * wrong with it, so the call may well succeed when tried again.
+ */
+export function errorForAnswerBytes(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {
+  return new UpstreamError(
+    'UPSTREAM_UNAVAILABLE',
+    service,
+    `${serviceNames[service]} could not be read: the gateway is receiving too many upstream answers at once; retry later.`,
+    detail,
+  );
 }
 
 export function errorForInvalidBody(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {

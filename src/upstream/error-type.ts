@@ -4,23 +4,22 @@
  * may echo what it was sent, so only a type that looks like one is read at all, and one that
  * repeats a credential of the call is dropped before the error is logged or passed on.
  */
-import type { Dispatcher } from 'undici';
 import type { UpstreamError } from '../errors.js';
 
 /** An OAuth error code (`invalid_client`) or a vAPI type (`com.vmware.vapi.std.errors.not_found`). */
 const ERROR_TYPE = /^[A-Za-z][\w.-]{0,119}$/;
 
-/** The body's error type when it looks like one; the rest of the body is dropped unread. */
-export async function readErrorType(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
+/** The error type of a body's text when it looks like one; the rest of the body is dropped. */
+export function errorTypeIn(text: string): string | undefined {
+  let json: { error?: unknown; type?: unknown } | null;
   try {
-    const json = (await body.json()) as { error?: unknown; type?: unknown } | null;
-    // Stryker disable next-line OptionalChaining: a null body throws without them and ends in the catch below, as undefined
-    const type = json?.type ?? json?.error;
-    return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
+    json = JSON.parse(text) as { error?: unknown; type?: unknown } | null;
   } catch {
     // Not JSON: no type to log.
+    return undefined;
   }
-  return undefined;
+  const type = json?.type ?? json?.error;
+  return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
 }
 
 /** A type sharing this many characters in a row with a credential repeats part of it. */

@@ -35,10 +35,18 @@ export interface CacheLookupEvent {
   readonly outcome: 'hit' | 'miss' | 'bypass';
 }
 
+/** An answer the gateway stopped reading because the answer bytes in flight were at their bound. */
+export interface AnswerRefusedEvent {
+  readonly service: UpstreamService;
+  readonly route: string;
+  readonly reason: 'bytes_in_flight';
+}
+
 export interface UpstreamEvents {
   onUpstreamCall?(event: UpstreamCallEvent): void;
   onCredentialRenewal?(event: CredentialRenewalEvent): void;
   onCacheLookup?(event: CacheLookupEvent): void;
+  onAnswerRefused?(event: AnswerRefusedEvent): void;
 }
 
 /** Where an upstream call starts: stable labels only, nothing a caller sent. */

@@ -1,22 +1,28 @@
 /**
  * The REST data source under both clients: one call = credentials + exchange + retries + mapping +
  * zod validation + one log line, all within one deadline. Knows nothing of GraphQL.
+ *
+ * An answer's body bytes count against a bound shared by every call of the process (`answerBytes`)
+ * from their arrival until the answer has been parsed and checked, or the call failed: the body cap
+ * bounds one answer, not the 32 connections per service that may each be receiving one.
  */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import type { ByteHolding, ByteReservations } from '../byte-reservations.js';
 import { UpstreamError, type UpstreamService } from '../errors.js';
 import type { CredentialLease, CredentialSource } from './credentials.js';
 import { createDeadline, type Deadline } from './deadline.js';
 import {
+  errorForAnswerBytes,
   errorForInvalidBody,
   errorForStatus,
   errorForTransport,
   summarizeIssues,
 } from './error-mapping.js';
-import { forgetEchoedCredentials, readErrorType } from './error-type.js';
+import { errorTypeIn, forgetEchoedCredentials } from './error-type.js';
 import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import {
   backoffMs,
@@ -47,6 +53,11 @@ export interface UpstreamRequest<T> {
    * accepts unchanged.
    */
   readonly accepts?: (json: unknown) => json is T;
+  /**
+   * What the shape cannot say, checked once it is known (an audit page with more rows than asked):
+   * a problem it names, for the log, makes the answer UPSTREAM_INVALID_RESPONSE.
+   */
+  readonly check?: (answer: T) => string | undefined;
   readonly credentials?: CredentialSource;
   readonly credentialRoute?: boolean;
   /**
@@ -68,6 +79,8 @@ export interface UpstreamHttpOptions {
   readonly baseUrl: string;
   /** The service's own keep-alive pool for the base URL's origin. */
   readonly dispatcher: Dispatcher;
+  /** Answer bytes being received and parsed, shared by every call of the process (both services). */
+  readonly answerBytes: ByteReservations;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly events?: UpstreamEvents;
@@ -207,8 +220,8 @@ export class UpstreamHttp {
     }
   }
 
-  async #sendWithRetries(
-    request: UpstreamRequest<unknown>,
+  async #sendWithRetries<T>(
+    request: UpstreamRequest<T>,
     lease: CredentialLease | undefined,
     deadline: Deadline,
     progress: Progress,
@@ -253,10 +266,24 @@ export class UpstreamHttp {
   }
 
   async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData): Promise<MeasuredAnswer<T>> {
+    const holding = this.#options.answerBytes.holding();
+    try {
+      return await this.#readHeldAnswer(request, response, holding);
+    } finally {
+      holding.release();
+    }
+  }
+
+  async #readHeldAnswer<T>(
+    request: UpstreamRequest<T>,
+    response: Dispatcher.ResponseData,
+    holding: ByteHolding,
+  ): Promise<MeasuredAnswer<T>> {
     const { statusCode } = response;
+    const refused = () => this.#refusedForBytes(request.route, statusCode);
     // undici answers with final statuses only: an informational one (below 200) never ends a request.
     if (statusCode >= 300) {
-      const upstreamError = await readErrorType(response.body);
+      const upstreamError = await readErrorType(response.body, holding, refused);
       const unknownPath =
         // Stryker disable next-line StringLiteral: an absent error type reads as a text no not-found type matches; which text is moot
         statusCode === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
@@ -271,7 +298,7 @@ export class UpstreamHttp {
       });
     }
     // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
-    const { text, bodyBytes } = await readText(response.body);
+    const { text, bodyBytes } = await readText(response.body, holding, refused);
     if (moreContainersThan(text, MAX_BODY_CONTAINERS)) {
       throw errorForInvalidBody(this.service, {
         route: request.route,
@@ -285,27 +312,49 @@ export class UpstreamHttp {
     } catch {
       throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is not JSON' });
     }
+    const value = this.#validated(request, json, statusCode);
+    const problem = request.check?.(value);
+    if (problem !== undefined) {
+      throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem });
+    }
+    return { value, bodyBytes };
+  }
+
+  #validated<T>(request: UpstreamRequest<T>, json: unknown, status: number): T {
     // Stryker disable next-line ConditionalExpression: the fast check accepts only what the schema returns unchanged; the answer is the same
-    if (request.accepts?.(json)) return { value: json, bodyBytes };
+    if (request.accepts?.(json)) return json;
     let parsed: ReturnType<typeof request.schema.safeParse>;
     try {
       parsed = request.schema.safeParse(json);
     } catch {
       // A body nested deeper than the validator's stack reaches.
-      throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is nested too deeply' });
+      throw errorForInvalidBody(this.service, { route: request.route, status, problem: 'body is nested too deeply' });
     }
     if (!parsed.success) {
       throw errorForInvalidBody(this.service, {
         route: request.route,
-        status: statusCode,
+        status,
         problem: 'body does not match its schema',
         issues: summarizeIssues(parsed.error.issues),
       });
     }
-    return { value: parsed.data, bodyBytes };
+    return parsed.data;
   }
 
-  #pathWithQuery(request: UpstreamRequest<unknown>): string {
+  /** The rest of the call's answer is left unread: the answer bytes in flight are at their bound. */
+  #refusedForBytes(route: string, status: number): UpstreamError {
+    emit(this.#options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
+    const { max, bytes } = this.#options.answerBytes;
+    return errorForAnswerBytes(this.service, {
+      route,
+      status,
+      problem: 'upstream answer bytes in flight at their limit (UPSTREAM_MAX_BYTES_IN_FLIGHT)',
+      answerBytesInFlight: bytes,
+      maxAnswerBytesInFlight: max,
+    });
+  }
+
+  #pathWithQuery<T>(request: UpstreamRequest<T>): string {
     const path = this.#basePath + request.path;
     if (!request.query) return path;
     const query = new URLSearchParams();
@@ -383,11 +432,16 @@ export const DECODE_BATCH_BYTES = 64 * 1024;
 /**
  * The body as text, decoded batch by batch as it arrives: each batch can be freed once decoded,
  * where reading it whole would hold every piece, their concatenation and the text at once (a
- * 5000-row audit page is 3.4 MB). Decoded as `body.text()` does: UTF-8, a leading BOM dropped,
+ * 5000-row audit page is 3.4 MB). Each piece is added to `holding` as it arrives; one that does not
+ * fit ends the read with `refused()`. Decoded as `body.text()` does: UTF-8, a leading BOM dropped,
  * malformed bytes replaced. ASCII, what these services send, is taken as it is: a UTF-8 decoder
  * costs more to make than a small page takes to copy, and decodes ASCII slower.
  */
-async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: string; bodyBytes: number }> {
+async function readText(
+  body: Dispatcher.ResponseData['body'],
+  holding: ByteHolding,
+  refused: () => Error,
+): Promise<{ text: string; bodyBytes: number }> {
   let decoder: TextDecoder | undefined;
   let text = '';
   let bodyBytes = 0;
@@ -409,6 +463,8 @@ async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: 
     }
   };
   for await (const chunk of body as AsyncIterable<Buffer>) {
+    // Leaving the loop destroys the body: the rest of a refused answer is never received.
+    if (!holding.add(chunk.length)) throw refused();
     bodyBytes += chunk.length;
     batch.push(chunk);
     batchBytes += chunk.length;
@@ -417,4 +473,23 @@ async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: 
   }
   decode();
   return { text: decoder ? text + decoder.decode() : text, bodyBytes };
+}
+
+/**
+ * The error type of a refusal's body (see error-type.ts), its bytes held as an answer's are. A body
+ * that cannot be read has no type; one refused for the bytes in flight fails the call as such.
+ */
+async function readErrorType(
+  body: Dispatcher.ResponseData['body'],
+  holding: ByteHolding,
+  refused: () => UpstreamError,
+): Promise<string | undefined> {
+  let text: string;
+  try {
+    ({ text } = await readText(body, holding, refused));
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    return undefined;
+  }
+  return errorTypeIn(text);
 }

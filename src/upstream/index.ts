@@ -3,6 +3,7 @@
  * token manager, one session manager, shared by every request until close().
  */
 import { Pool, type Dispatcher } from 'undici';
+import { ByteReservations } from '../byte-reservations.js';
 import type { Config } from '../config.js';
 import { ContentLibraryClient } from './content-library/client.js';
 import { SessionManager, type SessionStats } from './content-library/session.js';
@@ -31,6 +32,8 @@ export interface UpstreamStats {
   readonly session: SessionStats | undefined;
   /** undefined: no identity upstream, or AUDIT_CACHE_MAX_BYTES=0. */
   readonly auditCache: AuditCacheStats | undefined;
+  /** Answer bytes being received and parsed now, both services (see SMALL_ANSWER_BYTES). */
+  readonly answerBytesInFlight: number;
 }
 
 export interface GatewayUpstreams extends Upstreams {
@@ -41,8 +44,17 @@ export interface GatewayUpstreams extends Upstreams {
   stats(): UpstreamStats;
 }
 
+/**
+ * Answers up to this size count nothing against UPSTREAM_MAX_BYTES_IN_FLIGHT (tokens, session ids,
+ * error bodies, audit pages of some 80 rows), so large answers never crowd them out. Only the
+ * connections bound them: 4 MB at the default 32 per service.
+ */
+export const SMALL_ANSWER_BYTES = 64 * 1024;
+
 export function createUpstreams(config: Config, options: UpstreamOptions = {}): GatewayUpstreams {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  // One bound for both services: it is the process's heap that the answers being read share.
+  const answerBytes = new ByteReservations(config.upstreamMaxBytesInFlight, SMALL_ANSWER_BYTES);
   // One pool per service, even when both share an origin: slow answers of one cannot take the
   // connections the other's calls wait for.
   const pools: Pool[] = [];
@@ -62,6 +74,7 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
       service,
       baseUrl,
       dispatcher: poolFor(baseUrl),
+      answerBytes,
       timeoutMs: config.upstreamTimeoutMs,
       retry,
       events: options.events,
@@ -102,7 +115,12 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
   return {
     identity,
     contentLibrary,
-    stats: () => ({ token: tokens?.stats(), session: sessions?.stats(), auditCache: auditCache?.stats() }),
+    stats: () => ({
+      token: tokens?.stats(),
+      session: sessions?.stats(),
+      auditCache: auditCache?.stats(),
+      answerBytesInFlight: answerBytes.bytes,
+    }),
     close() {
       closing ??= Promise.all(pools.map((pool) => pool.close())).then(() => undefined);
       return closing;
@@ -115,6 +133,7 @@ export type {
   UpstreamCallStart,
   CredentialRenewalEvent,
   CacheLookupEvent,
+  AnswerRefusedEvent,
   UpstreamEvents,
   UpstreamTracer,
 } from './events.js';

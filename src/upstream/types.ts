@@ -28,7 +28,10 @@ export type AuditRowResult =
   | { readonly ok: false; readonly reason: string };
 
 export interface AuditReportPage {
-  /** Newest first, as the upstream sent them; `rows.length < pageSize` means the last page. */
+  /**
+   * Newest first, as the upstream sent them; never more than pageSize (a longer answer is
+   * UPSTREAM_INVALID_RESPONSE), and `rows.length < pageSize` means the last page.
+   */
   readonly rows: readonly AuditRowResult[];
 }
 

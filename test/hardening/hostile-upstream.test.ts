@@ -6,7 +6,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { HOUR } from '../helpers/audit.js';
-import { scriptedEnv, startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
+import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
+import {
+  scriptedAuditPage,
+  scriptedAuditRow,
+  scriptedEnv,
+  startScriptedUpstream,
+  type ScriptedRequest,
+  type ScriptedUpstream,
+} from '../helpers/scripted-upstream.js';
 import { settleTicks, watchUnhandled } from './unhandled.js';
 
 const PAGE = /* GraphQL */ `
@@ -151,5 +159,55 @@ describe('credentials an upstream hands out', () => {
     const next = await gw.execute(query, { id: 'some-session' });
     expect(next).toEqual({ data: { updateSessionFiles: [] } });
     expect(upstream.requests('session')).toHaveLength(2);
+  });
+});
+
+describe('an audit page longer than the pageSize asked', () => {
+  let upstream: ScriptedUpstream;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    upstream = await startScriptedUpstream();
+    gw = await startTestGateway({ env: { ...scriptedEnv(upstream), UPSTREAM_TIMEOUT_MS: '5000', AUDIT_CACHE_MAX_BYTES: '0' } });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  const UUIDS = '{ edges { node { ... on AuditRecord { uuid } } } }';
+  /** Filter `wide`: 50 rows that are not even rows, whatever was asked; any other: two good rows. */
+  const byFilter = {
+    body: (request: ScriptedRequest) =>
+      new URL(request.url, 'http://identity').searchParams.get('objectType') === 'wide'
+        ? scriptedAuditPage(new Array(50).fill(1.5))
+        : scriptedAuditPage([scriptedAuditRow(0), scriptedAuditRow(1)]),
+  };
+
+  it('is UPSTREAM_INVALID_RESPONSE for its field, none of its rows read; a deferred sibling keeps its data', async () => {
+    upstream.answerNext('audit', byFilter, byFilter);
+    const query = `{
+      ok: auditEvents(first: 3, filter: { objectType: "ok" }) ${UUIDS}
+      ... @defer { wide: auditEvents(first: 3, filter: { objectType: "wide" }) ${UUIDS} }
+    }`;
+    const response = await gw.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({ query }),
+    });
+    const parts: IncrementalPart[] = [];
+    for await (const part of multipartParts(response)) parts.push(part);
+
+    expect(parts[0]!.data).toEqual({
+      ok: { edges: [0, 1].map((i) => ({ node: { uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` } })) },
+    });
+    const deferred = parts.slice(1).flatMap((part) => part.incremental ?? []);
+    expect(deferred.map((item) => item.errors?.map((error) => [error.path, error.extensions?.code]))).toEqual([
+      [[['wide'], 'UPSTREAM_INVALID_RESPONSE']],
+    ]);
+    expect(upstream.requests('audit')).toHaveLength(2);
+    const failure = gw.logs().find((line) => line.msg === 'upstream call failed');
+    expect(failure).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', route: 'audit-report' });
+    expect(JSON.stringify(failure)).toMatch(/50 rows where pageSize \d+ was asked/);
+    expect(gw.logs().some((line) => line.msg === 'audit rows with unreadable records kept in place')).toBe(false);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
+import { ByteReservations } from '../../src/byte-reservations.js';
 import { createLogger } from '../../src/logger.js';
 import { UpstreamHttp } from '../../src/upstream/http.js';
 
@@ -24,6 +25,7 @@ const http = new UpstreamHttp({
   service: 'content-library',
   baseUrl: 'https://library.example',
   dispatcher,
+  answerBytes: new ByteReservations(Number.POSITIVE_INFINITY),
   timeoutMs: 60_000,
   retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
 });

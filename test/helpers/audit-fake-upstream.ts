@@ -41,7 +41,7 @@ export const fakeRecord = (position: number): AuditRecord => ({
 export interface FakeAuditOptions {
   readonly unreadable?: ReadonlySet<number>;
   readonly maxPageSize?: number;
-  /** Answer this many rows (while the window lasts) whatever pageSize asks: an upstream ignoring pageSize. */
+  /** At most this many rows a call (while the window lasts): an upstream whose pages come back shorter than asked. */
   readonly rowsPerCall?: number;
 }
 
@@ -60,7 +60,8 @@ export function fakeAudit(size: number, options: FakeAuditOptions = {}): FakeAud
       await new Promise((resolve) => setTimeout(resolve, 0));
       inFlight--;
       const rows: AuditRowResult[] = [];
-      const answered = options.rowsPerCall ?? query.pageSize;
+      // Never more than asked: the identity client refuses a longer page (test/hardening/hostile-upstream.test.ts).
+      const answered = Math.min(options.rowsPerCall ?? query.pageSize, query.pageSize);
       for (let p = query.startIndex; p < Math.min(size, query.startIndex + answered); p++) {
         rows.push(options.unreadable?.has(p) ? { ok: false, reason: 'test' } : { ok: true, record: fakeRecord(p) });
       }

@@ -13,6 +13,8 @@ export interface ScriptedAnswer {
   readonly status?: number;
   /** Sent as JSON; a string is sent as it is; a function answers from the request (an echo). */
   readonly body: unknown;
+  /** Sends the first `afterBytes` of the body at once, the rest once `until` settles: a body still arriving. */
+  readonly pause?: { readonly afterBytes: number; readonly until: Promise<unknown> };
 }
 
 export interface ScriptedRequest {
@@ -75,8 +77,14 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       }
       const answer = queues.get(route)?.shift() ?? goodAnswer(route);
       const value = typeof answer.body === 'function' ? (answer.body as (r: ScriptedRequest) => unknown)(seen.at(-1)!) : answer.body;
-      const body = typeof value === 'string' ? value : JSON.stringify(value);
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(body);
+      const body = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', 'content-length': body.length });
+      if (!answer.pause) {
+        res.end(body);
+        return;
+      }
+      res.write(body.subarray(0, answer.pause.afterBytes));
+      void answer.pause.until.finally(() => res.end(body.subarray(answer.pause!.afterBytes)));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -95,6 +103,19 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** An audit row as the identity service sends it, its record at `position` (newest first) carrying `values`. */
+export function scriptedAuditRow(position: number, values: Record<string, unknown> = {}): unknown[] {
+  const timestamp = 1_700_000_000_000 - 1000 * position;
+  const uuid = `00000000-0000-4000-8000-${String(position).padStart(12, '0')}`;
+  const record = { baseType: 'Action', uuid, timestamp, organizationId: 1, tenantId: 't', objectType: 'LOGIN', values };
+  return [String(timestamp), 'admin (System Domain)', 'LOGIN (Password)', null, JSON.stringify(record)];
+}
+
+/** An audit report holding `rows`. */
+export function scriptedAuditPage(rows: readonly unknown[]): { header: string[]; data: readonly unknown[] } {
+  return { header: AUDIT_HEADER, data: rows };
 }
 
 /** The environment that points both services of a test harness at `upstream`. */

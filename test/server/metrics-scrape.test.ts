@@ -77,6 +77,8 @@ const EXPECTED: string[] = [
   'gateway_upstream_request_duration_seconds_count{service="identity",route="audit-report",status="503",outcome="UPSTREAM_UNAVAILABLE"} 1',
   'gateway_upstream_retries_total{service="identity",route="audit-report"} 5',
   'gateway_credential_renewals_total{service="identity",kind="client_credentials",outcome="success"} 1',
+  'gateway_upstream_answers_refused_total{service="identity",reason="bytes_in_flight"} 0',
+  'gateway_upstream_answers_refused_total{service="content-library",reason="bytes_in_flight"} 0',
   'gateway_cache_lookups_total{cache="audit-report",outcome="bypass"} 4',
   'gateway_live_subscriptions_ended_total{reason="client"} 0',
   'gateway_live_subscriptions_ended_total{reason="shutdown"} 0',

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ByteReservations } from '../../src/byte-reservations.js';
 import { createLogger } from '../../src/logger.js';
 import {
   DECODE_BATCH_BYTES,
@@ -37,6 +38,7 @@ function httpWith(baseUrl: string, dispatcher: Dispatcher, more: Partial<Upstrea
     service: 'content-library',
     baseUrl,
     dispatcher,
+    answerBytes: new ByteReservations(Number.POSITIVE_INFINITY),
     timeoutMs: 2000,
     retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
     ...more,
