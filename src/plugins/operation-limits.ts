@@ -8,6 +8,7 @@ import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useAuditRowLimits } from './audit-row-budget.js';
+import { useFieldMergeLimit } from './field-merging.js';
 import { useNestingLimit } from './nesting-limit.js';
 
 export const operationLimits = {
@@ -18,6 +19,12 @@ export const operationLimits = {
   /** Brackets open at once: the largest legitimate documents need about 25, the stack thousands. */
   maxNesting: 64,
   maxDirectives: 50,
+  /**
+   * Steps of checking that fields sharing a response key can be merged (src/plugins/field-merging.ts):
+   * a full audit page with every field of every union member takes 324, two 1404, six 4212; one
+   * field repeated 360 times 129,960. Within the limit, validation takes a few milliseconds.
+   */
+  maxFieldMergeWork: 5000,
   /**
    * Armor's static cost multiplies by literal `first`/`last` (not by variables): a 5000-row page
    * with every field costs about 3.5 million, so this admits one and stops wide, repeated ones.
@@ -71,6 +78,8 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
     ...(armor.protect().plugins as Plugin[]),
     // After armor: it wraps the token-limited parse function armor sets.
     useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
+    // After armor, whose token-limited parse function replaces any set before: it wraps the one set.
+    useFieldMergeLimit({ maxWork: operationLimits.maxFieldMergeWork }),
     useAuditRowLimits({
       maxRows: operationLimits.maxAuditRows,
       largeOperationRows: operationLimits.largeOperationRows,
