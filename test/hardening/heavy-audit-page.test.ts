@@ -5,9 +5,8 @@
  * serving, the heavy rows unreadable, whatever else the page holds read.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGateway, type GatewayProcess } from '../helpers/process.js';
+import { runGatewayOverIdentity, type GatewayProcess } from '../helpers/process.js';
 
 const HEAP_MB = 160;
 const HEADER = ['reports.dateAndTime', 'reports.userDomain', 'reports.Event', 'reports.object', ''];
@@ -58,16 +57,7 @@ describe(`heavy audit pages, gateway heap capped at ${HEAP_MB} MB`, () => {
   beforeAll(async () => {
     identity = fakeIdentity((query) => body(query));
     await new Promise<void>((resolve) => identity.listen(0, '127.0.0.1', resolve));
-    const { port } = identity.address() as AddressInfo;
-    gateway = runGateway({
-      NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`,
-      IDENTITY_BASE_URL: `http://127.0.0.1:${port}`,
-      IDENTITY_CLIENT_ID: 'gateway',
-      IDENTITY_CLIENT_SECRET: 'secret',
-      GATEWAY_ALLOW_ANONYMOUS: 'true',
-      AUDIT_CACHE_MAX_BYTES: '0',
-      LOG_LEVEL: 'info', // the ready line
-    });
+    gateway = runGatewayOverIdentity(identity, HEAP_MB);
     url = await gateway.ready;
   }, 90_000);
   afterAll(async () => {

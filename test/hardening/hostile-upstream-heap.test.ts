@@ -9,9 +9,8 @@
  * keeps serving.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runGateway, type GatewayProcess } from '../helpers/process.js';
+import { runGatewayOverIdentity, type GatewayProcess } from '../helpers/process.js';
 import { scriptedAuditPage, scriptedAuditRow } from '../helpers/scripted-upstream.js';
 
 const page = (rows: readonly unknown[]) => JSON.stringify({ ...scriptedAuditPage(rows), _links: { self: { href: '/x' } } });
@@ -66,16 +65,7 @@ describe('a hostile identity service sending 16 MB audit bodies, gateway heap ca
   beforeAll(async () => {
     identity = hostileIdentity({ padded: paddedPage(), numbers: numbersPage() });
     await new Promise<void>((resolve) => identity.listen(0, '127.0.0.1', resolve));
-    gateway = runGateway({
-      NODE_OPTIONS: '--max-old-space-size=256',
-      IDENTITY_BASE_URL: `http://127.0.0.1:${(identity.address() as AddressInfo).port}`,
-      IDENTITY_CLIENT_ID: 'gateway',
-      IDENTITY_CLIENT_SECRET: 'secret',
-      GATEWAY_ALLOW_ANONYMOUS: 'true',
-      AUDIT_CACHE_MAX_BYTES: '0',
-      UPSTREAM_TIMEOUT_MS: '20000',
-      LOG_LEVEL: 'info', // the ready line
-    });
+    gateway = runGatewayOverIdentity(identity, 256, { UPSTREAM_TIMEOUT_MS: '20000' });
     url = await gateway.ready;
   }, 60_000);
   afterAll(async () => {

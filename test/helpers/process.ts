@@ -1,6 +1,8 @@
 /** Runs the real entry point as a child process: src/index.ts as `npm start` does, or a built one. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const EXIT_WITH_PARENT = fileURLToPath(new URL('../../bench/exit-with-parent.mjs', import.meta.url));
@@ -70,4 +72,21 @@ export async function runScript(
   child.stderr!.on('data', (data: Buffer) => (stderr += data));
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
+}
+
+/**
+ * The real entry point in upstream mode over a fake identity service listening on 127.0.0.1, its
+ * heap capped at `heapMb`, anonymous callers let in and the audit cache off (each page is read).
+ */
+export function runGatewayOverIdentity(identity: Server, heapMb: number, env: Record<string, string> = {}): GatewayProcess {
+  return runGateway({
+    NODE_OPTIONS: `--max-old-space-size=${heapMb}`,
+    IDENTITY_BASE_URL: `http://127.0.0.1:${(identity.address() as AddressInfo).port}`,
+    IDENTITY_CLIENT_ID: 'gateway',
+    IDENTITY_CLIENT_SECRET: 'secret',
+    GATEWAY_ALLOW_ANONYMOUS: 'true',
+    AUDIT_CACHE_MAX_BYTES: '0',
+    LOG_LEVEL: 'info', // the ready line
+    ...env,
+  });
 }
