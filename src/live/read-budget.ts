@@ -3,7 +3,7 @@
  * a read reserves a record's estimated heap before it keeps the record, and gives it back when it
  * hands its records over; and only a few upstream pages are read and parsed at once. Upstream
  * pages are bounded one by one; this bounds what many reads of many pages hold together (a hostile
- * upstream answering endless pages of large records ended a 256 MB gateway in 18 s).
+ * upstream answering endless pages of large records would otherwise exhaust the heap).
  */
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { Turns, type GiveBack } from './turns.js';

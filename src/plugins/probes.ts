@@ -1,8 +1,8 @@
 /**
  * /healthz and /readyz, answered by their path whatever the query string (load balancers add
  * cache-busters); another path, `/healthz/` included, is not a probe. Yoga's own checks match the
- * end of the whole URL instead: `/healthz?x=1` was 404, and `/graphql?query=...&x=/healthz` a
- * health check. A request for any other path reads nothing of its URL but the path.
+ * end of the whole URL instead, so that `/healthz?x=1` would be 404 and `/graphql?query=...&x=/healthz`
+ * a health check. A request for any other path reads nothing of its URL but the path.
  */
 import type { Plugin } from 'graphql-yoga';
 
