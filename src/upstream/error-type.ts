@@ -11,12 +11,11 @@ const ERROR_TYPE = /^[A-Za-z][\w.-]{0,119}$/;
 
 /** The error type of a body's text when it looks like one; the rest of the body is dropped. */
 export function errorTypeIn(text: string): string | undefined {
-  let json: { error?: unknown; type?: unknown } | null;
+  let json: { error?: unknown; type?: unknown } | null = null;
   try {
     json = JSON.parse(text) as { error?: unknown; type?: unknown } | null;
   } catch {
     // Not JSON: no type to log.
-    return undefined;
   }
   const type = json?.type ?? json?.error;
   return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;

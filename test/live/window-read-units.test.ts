@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { digestOf, filterKey, oldestFirst, toLiveRecord } from '../../src/live/records.js';
 import { HeapEstimate, LIVE_PAGES_IN_FLIGHT, ReadBudget } from '../../src/live/read-budget.js';
 import { MAX_PAGES_PER_READ, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/live/window-read.js';
+import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger } from './fake-identity.js';
 
@@ -62,8 +63,14 @@ describe('readWindow', () => {
     ];
     const identity: IdentityApi = { auditReport: async (query) => ({ rows: pages[query.startIndex / 2]! }) };
     const { log } = memoryLogger();
-    const { records } = await readWindow({ identity, budget: roomy(), filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 2 });
+    const budget = roomy();
+    const { records } = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 2 });
     expect(records.map((r) => r.uuid)).toEqual(['uuid-oldest', 'uuid-shifted', 'uuid-newest']);
+    // Held once: as much as the same three records read without the repeat.
+    const once: IdentityApi = { auditReport: async () => ({ rows: [...pages[0]!, pages[1]![1]!] }) };
+    const single = roomy();
+    await readWindow({ identity: once, budget: single, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 4 });
+    expect(budget.held).toBe(single.held);
   });
 
   it('skips unreadable rows, keeps paging past them, and says how many in one warning', async () => {
@@ -81,7 +88,11 @@ describe('readWindow', () => {
     const { log } = memoryLogger();
     const budget = roomy();
     const failure = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 1000, log, pageSize: 1 }).catch((e: unknown) => e);
-    expect(failure).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE', detail: { service: 'identity', pages: MAX_PAGES_PER_READ } });
+    expect(failure).toMatchObject({
+      code: 'UPSTREAM_INVALID_RESPONSE',
+      message: `The identity service's audit report did not end within ${MAX_PAGES_PER_READ} pages.`,
+      detail: { service: 'identity', pages: MAX_PAGES_PER_READ },
+    });
     expect(identity.queries).toHaveLength(MAX_PAGES_PER_READ);
     expect(MAX_PAGES_PER_READ).toBe(40);
     expect(budget.held).toBe(0);
@@ -150,6 +161,42 @@ describe('readWindow within its memory bound', () => {
     ]);
   });
 
+  it('once it has left a record out, keeps no newer one a later page brings (records shifted by new ones): no gap', async () => {
+    // Large records: each costs more than the keys a read sees first, so room for one record more is room for one.
+    const r = (n: number) => ({ ...auditRecord(n, start + n), objectName: 'x'.repeat(2000) }) as AuditRecord;
+    const { log } = memoryLogger();
+    const heldFor = async (rows: AuditRowResult[]) => {
+      const budget = roomy();
+      await readWindow({ identity: { auditReport: async () => ({ rows }) }, budget, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 10 });
+      return budget.held;
+    };
+    const first = await heldFor([{ ok: true, record: r(6) }]);
+    const other = (await heldFor([{ ok: true, record: r(6) }, { ok: true, record: r(5) }])) - first;
+    const limit = 1024 * 1024;
+    const budget = new ReadBudget(limit);
+    // Another read holds all but the first page's room: the second page is kept in place of the first's
+    // newest (r5 left out, r6 with it); then the other read lets go.
+    const blocker = limit - first - other;
+    budget.tryReserve(blocker);
+    const pages: AuditRowResult[][] = [
+      [{ ok: true, record: r(6) }, { ok: true, record: r(5) }],
+      [{ ok: true, record: r(4) }, { ok: true, record: r(3) }],
+      // Three new records pushed r6 down to here; r5, left out, did not come back.
+      [{ ok: true, record: r(6) }, { ok: true, record: r(2) }],
+      [],
+    ];
+    const identity: IdentityApi = {
+      auditReport: async (query) => {
+        const page = query.startIndex / 2;
+        if (page === 2) budget.release(blocker);
+        return { rows: pages[page]! };
+      },
+    };
+    const part = await readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 2 });
+    expect(part.complete).toBe(false);
+    expect(part.records.map((record) => record.uuid)).toEqual(['uuid-2', 'uuid-3', 'uuid-4']);
+  });
+
   it('skips the records its caller knows: they take no room, and the rest of the window fits', async () => {
     const identity = fakeIdentity(Array.from({ length: 50 }, (_, i) => auditRecord(i, start + i)));
     const { log } = memoryLogger();
@@ -194,7 +241,11 @@ describe('readWindow within its memory bound', () => {
     expect(second.records.length).toBeLessThan(400);
     expect(budget.held).toBeLessThanOrEqual(budget.limit);
     const third = await readWindow({ identity, budget, filter: {}, fromMillis: start - 998, toMillis: start + 1000, log, pageSize: 500 }).catch((e: unknown) => e);
-    expect(third).toMatchObject({ code: 'RATE_LIMITED', detail: { limitBytes: budget.limit } });
+    expect(third).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: 'The gateway is reading as many live audit records as it may hold; try again later.',
+      detail: { limitBytes: budget.limit },
+    });
     first.release();
     second.release();
     expect(budget.held).toBe(0);
@@ -213,7 +264,11 @@ describe('readWindow within its memory bound', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT);
     leaving.abort();
-    expect(await left).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(await left).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'The live audit read was cancelled.',
+      detail: { service: 'identity' },
+    });
     identity.open();
     for (const part of await Promise.all(reads)) expect(part.records.map((r) => r.uuid)).toEqual(['uuid-1']);
     expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT + 1);
