@@ -56,7 +56,6 @@ export class ByteReservations {
         if (released) return;
         released = true;
         this.#reserved -= counted;
-        counted = 0;
       },
     };
   }

@@ -9,7 +9,7 @@ import { GatewayError } from './errors.js';
 import { isVariableValueError } from './variable-errors.js';
 
 function codeOfUncodedError(error: GraphQLError): string {
-  const status = error.extensions?.http?.status;
+  const status = error.extensions.http?.status;
   if (status === 401) return 'UNAUTHENTICATED';
   if (error.message.startsWith('Variable "$')) return 'BAD_USER_INPUT';
   return status !== undefined && status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
@@ -37,15 +37,15 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
     }
     if (error instanceof GraphQLError && !error.originalError) {
       // Several operations and no (or an unknown) operationName: the request itself is wrong.
-      if (error.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') {
+      if (error.extensions.code === 'OPERATION_RESOLUTION_FAILURE') {
         return new GraphQLError(error.message, { extensions: { ...error.extensions, code: 'BAD_REQUEST' } });
       }
-      if (error.extensions?.code === BODY_TOO_LARGE) {
+      if (error.extensions.code === BODY_TOO_LARGE) {
         return new GraphQLError(`The request body is larger than ${maxRequestBytes} bytes.`, {
           extensions: { ...error.extensions, code: 'BAD_REQUEST' },
         });
       }
-      if (error.extensions?.code !== undefined) return error;
+      if (error.extensions.code !== undefined) return error;
       // Errors of the request phase (plugins) and of variable coercion may come without a code.
       return new GraphQLError(error.message, {
         nodes: error.nodes,

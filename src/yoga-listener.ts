@@ -27,9 +27,11 @@ export function yogaListener(yoga: GatewayYoga, log: Logger): (request: Incoming
     }
     try {
       // As whatwg-node's listener sends it (one writeHead when it can).
+      // Stryker disable next-line BooleanLiteral: the same status and headers reach the client, in one writeHead call or several
       await sendNodeResponse(answer, response, request, true);
     } catch (error) {
       log.error({ err: error }, 'response could not be sent');
+      // Stryker disable next-line ConditionalExpression: sendNodeResponse ends a response last, so it never fails on one already ended
       if (!response.writableEnded) response.destroy();
     }
   };

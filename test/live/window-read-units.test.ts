@@ -305,6 +305,96 @@ describe('HeapEstimate', () => {
     expect(firstKeys).toBeGreaterThan(sameKeys + 100);
     expect(estimate.recordBytes(record({ big: 'x'.repeat(1_000_000) }))).toBeGreaterThan(1_000_000);
   });
+
+  /** What one more value costs a record whose keys the estimate has seen. */
+  const costOf = (values: Record<string, unknown>, more: Record<string, unknown>) => {
+    const estimate = new HeapEstimate();
+    const record = (v: Record<string, unknown>) => ({ ...auditRecord(1, start), values: v });
+    estimate.recordBytes(record({ ...values, ...more }));
+    return estimate.recordBytes(record({ ...values, ...more })) - estimate.recordBytes(record(values));
+  };
+
+  it('counts a number, and nothing but its property for a boolean or null', () => {
+    expect(costOf({}, { n: 1 })).toBeGreaterThan(costOf({}, { n: true }));
+    expect(costOf({}, { n: true })).toBe(costOf({}, { n: null }));
+    expect(costOf({}, { n: true })).toBeGreaterThan(0);
+  });
+
+  it('counts every element of an array, and below it, for less than an object with the same members', () => {
+    const three = costOf({}, { list: [1, 2, 3] });
+    expect(three).toBeGreaterThan(costOf({}, { list: [1, 2] }) + costOf({}, { n: 1 }) - costOf({}, { n: true }));
+    expect(costOf({}, { list: [{ deep: 'x'.repeat(1000) }] })).toBeGreaterThan(1000);
+    expect(three).toBeLessThan(costOf({}, { list: { 0: 1, 1: 2, 2: 3 } }));
+    expect(costOf({}, { list: [] })).toBeLessThan(costOf({}, { list: {} }));
+  });
+
+  it('counts every property more once an object has more than 127 (a dictionary, by measurement)', () => {
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, true]));
+    const perProperty = (n: number) => costOf({}, { object: keys(n) }) / n;
+    expect(perProperty(127)).toBeLessThan(perProperty(126) + 1);
+    expect(perProperty(128)).toBeGreaterThan(perProperty(127) * 1.5);
+  });
+
+  it('counts a key it has not seen by its length', () => {
+    const estimate = new HeapEstimate();
+    const record = (v: Record<string, unknown>) => ({ ...auditRecord(1, start), values: v });
+    const base = estimate.recordBytes(record({}));
+    const short = estimate.recordBytes(record({ a: true })) - base;
+    const long = estimate.recordBytes(record({ ['b'.repeat(1000)]: true })) - base;
+    expect(long - short).toBe(999);
+  });
+});
+
+describe('ReadBudget', () => {
+  it('reserves up to its limit exactly, and refuses, reserving nothing, what would pass it', () => {
+    const budget = new ReadBudget(100);
+    expect(budget.tryReserve(60)).toBe(true);
+    expect(budget.tryReserve(41)).toBe(false);
+    expect(budget.held).toBe(60);
+    expect(budget.tryReserve(40)).toBe(true);
+    expect(budget.held).toBe(100);
+    expect(budget.tryReserve(1)).toBe(false);
+    budget.release(30);
+    expect(budget.held).toBe(70);
+    expect(budget.tryReserve(30)).toBe(true);
+  });
+
+  it('never holds less than nothing: what is given back beyond what is held leaves no extra room', () => {
+    const budget = new ReadBudget(100);
+    budget.tryReserve(10);
+    budget.release(50);
+    expect(budget.held).toBe(0);
+    expect(budget.tryReserve(101)).toBe(false);
+    expect(budget.tryReserve(100)).toBe(true);
+  });
+
+  it('lets a few pages be in flight at once; the next waits for one to be given back, or for its signal', async () => {
+    const budget = new ReadBudget(100, 2);
+    const first = await budget.pageTurn();
+    const second = await budget.pageTurn();
+    expect([first, second].every((turn) => typeof turn === 'function')).toBe(true);
+    let third: unknown;
+    const waiting = budget.pageTurn().then((turn) => (third = turn));
+    const leaving = new AbortController();
+    const gone = budget.pageTurn(leaving.signal);
+    await Promise.resolve();
+    expect(third).toBeUndefined();
+    leaving.abort();
+    expect(await gone).toBeUndefined();
+    first!();
+    await waiting;
+    expect(third).toBeTypeOf('function');
+  });
+
+  it('lets LIVE_PAGES_IN_FLIGHT pages be in flight by default', async () => {
+    const budget = new ReadBudget(100);
+    const turns = await Promise.all(Array.from({ length: LIVE_PAGES_IN_FLIGHT }, () => budget.pageTurn()));
+    expect(turns.every((turn) => typeof turn === 'function')).toBe(true);
+    const controller = new AbortController();
+    const next = budget.pageTurn(controller.signal);
+    setTimeout(() => controller.abort(), 10);
+    expect(await next).toBeUndefined();
+  });
 });
 
 describe('live records', () => {

@@ -1,0 +1,103 @@
+/**
+ * Bytes held at once up to a bound (src/byte-reservations.ts): request bodies and WebSocket
+ * messages being received, upstream answers being read. A holder that would pass the bound is
+ * refused at once; holders up to the small size count nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { ByteReservations } from '../../src/byte-reservations.js';
+
+describe('a reservation of a known length', () => {
+  it('holds its bytes until released, and is refused, holding nothing, when it would pass the bound', () => {
+    const reservations = new ByteReservations(100);
+    const first = reservations.reserve(60);
+    expect(first).toBeTypeOf('function');
+    expect(reservations.bytes).toBe(60);
+    expect(reservations.reserve(41)).toBeUndefined();
+    expect(reservations.bytes).toBe(60);
+    const second = reservations.reserve(40);
+    expect(second).toBeTypeOf('function');
+    expect(reservations.bytes).toBe(100);
+    first!();
+    expect(reservations.bytes).toBe(40);
+    expect(reservations.reserve(60)).toBeTypeOf('function');
+    expect(reservations.bytes).toBe(100);
+  });
+
+  it('counts nothing up to the small size, even when the bound is reached; one byte more counts all', () => {
+    const reservations = new ByteReservations(100, 10);
+    expect(reservations.reserve(100)).toBeTypeOf('function');
+    const small = reservations.reserve(10);
+    expect(small).toBeTypeOf('function');
+    expect(reservations.bytes).toBe(100);
+    small!();
+    expect(reservations.bytes).toBe(100);
+    expect(reservations.reserve(11)).toBeUndefined();
+  });
+
+  it('gives its bytes back once, however often its release is called', () => {
+    const reservations = new ByteReservations(100);
+    const release = reservations.reserve(30)!;
+    reservations.reserve(20);
+    release();
+    release();
+    expect(reservations.bytes).toBe(20);
+  });
+});
+
+describe('a holding that grows as bytes arrive', () => {
+  it('counts nothing while it holds up to the small size, then every byte it holds', () => {
+    const reservations = new ByteReservations(1000, 10);
+    const holding = reservations.holding();
+    expect(holding.add(4)).toBe(true);
+    expect(holding.add(6)).toBe(true);
+    expect(reservations.bytes).toBe(0);
+    expect(holding.add(1)).toBe(true);
+    expect(reservations.bytes).toBe(11);
+    expect(holding.add(5)).toBe(true);
+    expect(reservations.bytes).toBe(16);
+    holding.release();
+    expect(reservations.bytes).toBe(0);
+  });
+
+  it('is refused, adding nothing, when it would pass the bound, and may add what still fits', () => {
+    const reservations = new ByteReservations(100, 10);
+    const other = reservations.holding();
+    expect(other.add(50)).toBe(true);
+    const holding = reservations.holding();
+    expect(holding.add(8)).toBe(true);
+    // 8 + 43 = 51 would all count: 101.
+    expect(holding.add(43)).toBe(false);
+    expect(reservations.bytes).toBe(50);
+    // 8 + 42 = 50, exactly the bound with the other's 50.
+    expect(holding.add(42)).toBe(true);
+    expect(reservations.bytes).toBe(100);
+    expect(holding.add(1)).toBe(false);
+    expect(reservations.bytes).toBe(100);
+    holding.release();
+    expect(reservations.bytes).toBe(50);
+    other.release();
+    expect(reservations.bytes).toBe(0);
+  });
+
+  it('adds nothing once released, and gives its bytes back once', () => {
+    const reservations = new ByteReservations(100);
+    const other = reservations.holding();
+    other.add(20);
+    const holding = reservations.holding();
+    holding.add(30);
+    holding.release();
+    expect(holding.add(1)).toBe(false);
+    holding.release();
+    expect(reservations.bytes).toBe(20);
+  });
+
+  it('without a small size counts from the first byte', () => {
+    const reservations = new ByteReservations(10);
+    const holding = reservations.holding();
+    expect(holding.add(1)).toBe(true);
+    expect(reservations.bytes).toBe(1);
+    expect(holding.add(10)).toBe(false);
+    expect(holding.add(9)).toBe(true);
+    expect(reservations.bytes).toBe(10);
+  });
+});
