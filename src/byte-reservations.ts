@@ -13,8 +13,6 @@ export interface ByteHolding {
   release(): void;
 }
 
-const NOTHING_RESERVED = () => {};
-
 export class ByteReservations {
   #reserved = 0;
 
@@ -29,7 +27,6 @@ export class ByteReservations {
 
   /** Reserves `bytes` (a length known in advance) until the returned release is called; undefined: over the bound. */
   reserve(bytes: number): (() => void) | undefined {
-    if (bytes <= this.smallBytes) return NOTHING_RESERVED;
     const holding = this.holding();
     return holding.add(bytes) ? () => holding.release() : undefined;
   }

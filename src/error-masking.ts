@@ -12,7 +12,8 @@ function codeOfUncodedError(error: GraphQLError): string {
   const status = error.extensions.http?.status;
   if (status === 401) return 'UNAUTHENTICATED';
   if (error.message.startsWith('Variable "$')) return 'BAD_USER_INPUT';
-  return status !== undefined && status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+  // No status: a server error.
+  return (status ?? 500) < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
 }
 
 /** Yoga's refusal of a body over `maxRequestBodySize`, by its length or counted while reading. */

