@@ -54,9 +54,10 @@ const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
  * not parse was a TypeError thrown before any plugin, which it answered 500 with its stack.
  */
 export function requestUrlProblem({ headers: { host }, httpVersionMinor, url }: IncomingMessage): string | undefined {
-  // HTTP/1.0 needs no Host: whatwg-node uses the address the request came in on.
-  if (host === undefined && httpVersionMinor !== 0) return 'The request has no Host header.';
-  if (host !== undefined && !(HOST.test(host) && URL.canParse(`http://${host}`))) {
+  if (host === undefined) {
+    // HTTP/1.0 needs no Host: whatwg-node uses the address the request came in on.
+    if (httpVersionMinor !== 0) return 'The request has no Host header.';
+  } else if (!(HOST.test(host) && URL.canParse(`http://${host}`))) {
     return 'The Host header is not a host name or address with an optional port.';
   }
   if (!URL.canParse(`http://${host ?? 'localhost'}${url}`)) return 'The request target is not a valid path.';

@@ -279,6 +279,38 @@ describe('GraphQL parameters in a multipart body', () => {
     expect(((await broken.json()) as Answer).errors?.map((e) => e.message)).toEqual(['parser broke']);
   });
 
+  it.each(['null', '5', '"a string"'])('answers operations of %s with 400 BAD_REQUEST', async (operations) => {
+    const response = await postMultipart(yogaWith([useRequestParams()]), { operations });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Multipart form field "operations" must be a JSON object.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+
+  it.each(['{"0":[5]}', '{"0":null}'])('answers a map %s that gives no paths with 400 BAD_REQUEST', async (map) => {
+    const boundary = 'boundary-7d3f';
+    const part = (disposition: string, value: string) => `--${boundary}\r\ncontent-disposition: form-data; ${disposition}\r\n\r\n${value}\r\n`;
+    const body =
+      part('name="operations"', '{"query":"{ answer }"}') +
+      part('name="map"', map) +
+      part('name="0"; filename="a.txt"', 'a file') +
+      `--${boundary}--\r\n`;
+    const response = await yogaWith([useRequestParams()]).fetch('http://yoga.test/graphql', {
+      method: 'POST',
+      headers: { ...CSRF, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: [
+        {
+          message: 'Multipart form field "map" must give each file a list of paths into the JSON object of "operations".',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
+  });
+
   it('leaves a multipart body no parser reads unread', async () => {
     const response = await postMultipart(yogaWith([useRequestParams()], { multipart: false }), { operations: '{"query":"{ answer }"}' });
     expect(response.status).toBe(415);
