@@ -33,7 +33,8 @@ function matchApiKey(keys: readonly Buffer[], given: string): number {
   return match;
 }
 
-const unauthenticated = (message: string) =>
+/** A 401 with the challenge that names both ways in. */
+export const unauthenticated = (message: string) =>
   createGraphQLError(message, {
     extensions: {
       code: 'UNAUTHENTICATED',

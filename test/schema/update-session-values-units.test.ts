@@ -43,6 +43,7 @@ describe('values the contract cannot represent', () => {
     ['an endpoint uri without a scheme', () => uriScheme('/vmfs/a.iso'), '/vmfs/a.iso'],
     ['a date-time', () => upstreamDateTime('yesterday'), 'yesterday'],
     ['a number outside the 32-bit range', () => upstreamInt32(2 ** 31), 2 ** 31],
+    ['a number outside the 32-bit range', () => upstreamInt32(-(2 ** 31) - 1), -(2 ** 31) - 1],
     ['a number outside the 32-bit range', () => upstreamInt32(1.5), 1.5],
     ['an integer outside the safe range', () => upstreamSafeInt(2 ** 53), 2 ** 53],
     ['an integer outside the safe range', () => upstreamSafeInt(0.5), 0.5],
@@ -69,12 +70,13 @@ describe('edges of the accepted values', () => {
     expect(checksumAlgorithm('\t')).toBe('SHA1');
   });
 
-  it('keeps unset numbers null and takes every 32-bit magnitude up to 2^31 - 1', () => {
+  it('keeps unset numbers null and takes every 32-bit integer, -2^31 to 2^31 - 1', () => {
     expect(upstreamInt32(null)).toBeNull();
     expect(upstreamInt32(undefined)).toBeNull();
     expect(upstreamInt32(0)).toBe(0);
     expect(upstreamInt32(2 ** 31 - 1)).toBe(2 ** 31 - 1);
     expect(upstreamInt32(-(2 ** 31 - 1))).toBe(-(2 ** 31 - 1));
+    expect(upstreamInt32(-(2 ** 31))).toBe(-(2 ** 31));
     expect(upstreamSafeInt(undefined)).toBeNull();
     expect(upstreamSafeInt(Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
   });
