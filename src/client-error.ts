@@ -3,7 +3,7 @@
  * request line, a request that does not arrive in time): Node answers them with an empty 400, 431
  * or 408. The same status here carries a JSON error with code BAD_REQUEST, like every other refusal.
  * So does a request whose URL cannot be read: no Host header (Node's own check answers an empty
- * 400), or a Host that is not one.
+ * 400), more than one, or a Host that is not one.
  */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -48,15 +48,27 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
 /** A host as RFC 3986 writes it (a name, an IPv4 address, a bracketed IPv6 one), with an optional port. */
 const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
 
+/** Node keeps the first of several Host headers; which host the client meant is anyone's guess. */
+function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++hosts > 1) return true;
+  }
+  return false;
+}
+
 /**
  * Why the request's URL cannot be read, if it cannot (RFC 9112 §3.2: a server answers 400).
  * whatwg-node joins the Host header and the request target into the URL Yoga reads: one that did
  * not parse was a TypeError thrown before any plugin, which it answered 500 with its stack.
  */
-export function requestUrlProblem({ headers: { host }, httpVersionMinor, url }: IncomingMessage): string | undefined {
+export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMinor, url }: IncomingMessage): string | undefined {
   if (host === undefined) {
     // HTTP/1.0 needs no Host: whatwg-node uses the address the request came in on.
     if (httpVersionMinor !== 0) return 'The request has no Host header.';
+  } else if (hasSeveralHosts(rawHeaders)) {
+    return 'The request has more than one Host header.';
   } else if (!(HOST.test(host) && URL.canParse(`http://${host}`))) {
     return 'The Host header is not a host name or address with an optional port.';
   }

@@ -5,7 +5,8 @@
  * - Node's own timeouts: a request's headers must arrive within `headersTimeoutMs`, the whole
  *   request within `requestTimeoutMs` (408 and a JSON BAD_REQUEST, via src/client-error.ts). They
  *   cover receiving the request only: an SSE stream or a WebSocket, once its request is in, is not cut.
- *   A request without a Host header, or with one that is not a host, is answered 400 there too.
+ *   A request without a Host header, with several, or with one that is not a host, is answered 400
+ *   there too.
  * - Connections (HTTP, SSE and WebSocket alike) beyond `maxConnections` are answered 503 with
  *   `RATE_LIMITED` and closed before their request is read. While such refusals are being written,
  *   Node's `maxConnections` closes any further connection at once, so a flood cannot pile them up.

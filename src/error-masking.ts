@@ -6,11 +6,13 @@
 import { GraphQLError } from 'graphql';
 import { maskError as maskUnexpectedError, type MaskError } from 'graphql-yoga';
 import { GatewayError } from './errors.js';
+import { unauthenticated } from './plugins/caller-auth.js';
 import { isVariableValueError } from './variable-errors.js';
+
+const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 
 function codeOfUncodedError(error: GraphQLError): string {
   const status = error.extensions.http?.status;
-  if (status === 401) return 'UNAUTHENTICATED';
   if (error.message.startsWith('Variable "$')) return 'BAD_USER_INPUT';
   // No status: a server error.
   return (status ?? 500) < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
@@ -47,6 +49,8 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
         });
       }
       if (error.extensions.code !== undefined) return error;
+      // useJWT's refusal of a token that does not verify: its log line says why, the caller learns what.
+      if (error.extensions.http?.status === 401) return unauthenticated(TOKEN_NOT_VERIFIED);
       // Errors of the request phase (plugins) and of variable coercion may come without a code.
       return new GraphQLError(error.message, {
         nodes: error.nodes,

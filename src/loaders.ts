@@ -40,8 +40,9 @@ const overBudget = () =>
     `This request needs more than ${MAX_UPSTREAM_CALLS_PER_REQUEST} upstream calls; ask for less in one request.`,
   );
 
+/** Every field of the query, an absent filter apart from any text. */
 const auditQueryKey = (q: AuditReportQuery) =>
-  `${q.fromMillis}|${q.toMillis}|${q.objectType ?? ''}|${q.action ?? ''}|${q.pageSize}|${q.startIndex}`;
+  JSON.stringify([q.fromMillis, q.toMillis, q.objectType, q.action, q.pageSize, q.startIndex]);
 
 /** Settles every key on its own, so one failing call never fails the others of the batch. */
 const settle = <T>(promises: Promise<T>[]) =>

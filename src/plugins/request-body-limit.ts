@@ -32,7 +32,7 @@ const invalidLength = () =>
 
 /** Whether Node's HTTP parser framed this request's body by the Content-Length it announced. */
 function framedByContentLength(serverContext: unknown): boolean {
-  const req = (serverContext as { req?: unknown } | undefined)?.req;
+  const req = (serverContext as { req?: unknown }).req;
   return req instanceof IncomingMessage && req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
 
@@ -80,6 +80,7 @@ export function useRequestBodyLimit(limit: number): Plugin {
       setRequestParser(async (unframed) => {
         const headers = new fetchAPI.Headers(unframed.headers);
         // The length it announced no longer says anything: the bytes were counted.
+        // Stryker disable next-line StringLiteral: no parser Yoga has reads the Content-Length of the request it is handed (tested with a stale one)
         headers.delete('content-length');
         const body = await readUpTo(unframed.body!, limit);
         return parse(new fetchAPI.Request(unframed.url, { method: unframed.method, headers, signal: unframed.signal, body }));

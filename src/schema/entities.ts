@@ -49,7 +49,7 @@ export function guardEntities(schema: GraphQLSchema): GraphQLSchema {
     }
     const checked = representations.map((value, index) => checkRepresentation(value, index, entityTypes));
     const valid = checked.filter((item): item is Representation => !(item instanceof Error));
-    const resolved = valid.length > 0 ? (resolveAll(source, { representations: valid }, context, info) as unknown[]) : [];
+    const resolved = resolveAll(source, { representations: valid }, context, info) as unknown[];
     // graphql-js reports an Error list item at its own path and nulls that item only.
     let next = 0;
     return checked.map((item) => (item instanceof Error ? item : resolved[next++]));

@@ -4,6 +4,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { TestIssuer } from '../helpers/jwt-issuer.js';
 
 const QUERY = '{ auditEvents(first: 1) { edges { cursor } } }';
+const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 const upstreamCalls = (gateway: TestGateway) => {
   const c = gateway.sim.control.counters();
   return c.token + c.audit + c.session + c.files;
@@ -100,8 +101,8 @@ describe('JWT callers (JWKS)', () => {
       body: JSON.stringify({ query: QUERY }),
     });
     expect(response.status).toBe(401);
-    const body = (await response.json()) as any;
-    expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(response.headers.get('www-authenticate')).toBe('ApiKey header="x-api-key", Bearer');
+    expect(await response.json()).toEqual({ errors: [{ message: TOKEN_NOT_VERIFIED, extensions: { code: 'UNAUTHENTICATED' } }] });
     expect(upstreamCalls(gateway)).toBe(0);
   });
 
@@ -116,6 +117,8 @@ describe('JWT callers (JWKS)', () => {
       body: JSON.stringify({ query: QUERY }),
     });
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('ApiKey header="x-api-key", Bearer');
+    expect(await response.json()).toEqual({ errors: [{ message: TOKEN_NOT_VERIFIED, extensions: { code: 'UNAUTHENTICATED' } }] });
   });
 
   it('rejects a bearer value that is not a JWT with 401, not 400', async () => {

@@ -118,8 +118,8 @@ describe('the connection after the answer', () => {
 });
 
 describe('requestUrlProblem', () => {
-  const request = (host: string | undefined, url = '/graphql', httpVersionMinor = 1) =>
-    ({ headers: host === undefined ? {} : { host }, url, httpVersionMinor }) as IncomingMessage;
+  const request = (host: string | undefined, url = '/graphql', httpVersionMinor = 1, rawHeaders = host === undefined ? [] : ['Host', host]) =>
+    ({ headers: host === undefined ? {} : { host }, rawHeaders, url, httpVersionMinor }) as IncomingMessage;
   const BAD_HOST = 'The Host header is not a host name or address with an optional port.';
 
   it.each(['x', 'x:4000', 'x:', '127.0.0.1:80', '[::1]', '[::ffff:127.0.0.1]:4000', "a-b_c.~!$&'()*+,;=%41.example"])(
@@ -140,6 +140,18 @@ describe('requestUrlProblem', () => {
     expect(requestUrlProblem(request(undefined))).toBe('The request has no Host header.');
     expect(requestUrlProblem(request(undefined, '/graphql', 0))).toBeUndefined();
     expect(requestUrlProblem(request(undefined, '/', 0))).toBeUndefined();
+  });
+
+  it('refuses a request with more than one Host header, whatever their case and values', () => {
+    const SEVERAL = 'The request has more than one Host header.';
+    expect(requestUrlProblem(request('a', '/graphql', 1, ['Host', 'a', 'accept', '*/*', 'host', 'b']))).toBe(SEVERAL);
+    expect(requestUrlProblem(request('a', '/graphql', 1, ['HOST', 'a', 'Host', 'a']))).toBe(SEVERAL);
+    expect(requestUrlProblem(request('a', '/graphql', 0, ['host', 'a', 'host', 'a', 'host', 'a']))).toBe(SEVERAL);
+  });
+
+  it('reads one Host among headers whose names only look like it', () => {
+    const raw = ['x-host', 'b', 'Host', 'a', 'hosts', 'c', 'hos', 'd', 'x-forwarded-host', 'e', 'ghost', 'f'];
+    expect(requestUrlProblem(request('a', '/graphql', 1, raw))).toBeUndefined();
   });
 
   it('refuses a target that does not join the Host into a URL', () => {

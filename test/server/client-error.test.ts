@@ -109,6 +109,7 @@ describe('requests whose URL cannot be read', () => {
     ['a path in the Host', getWithHost('x/graphql'), BAD_HOST],
     ['an empty Host', getWithHost(''), BAD_HOST],
     ['no Host header', 'GET /healthz HTTP/1.1\r\n\r\n', 'The request has no Host header.'],
+    ['two Host headers', 'GET /healthz HTTP/1.1\r\nhost: a\r\nHost: b\r\n\r\n', 'The request has more than one Host header.'],
     ['an absolute target the Host cannot join', 'GET http://a/healthz HTTP/1.1\r\nhost: x:80\r\n\r\n', 'The request target is not a valid path.'],
   ])('answers %s with 400 and a JSON BAD_REQUEST error, logged at info', async (_case, bytes, message) => {
     const before = memory.lines().length;

@@ -87,20 +87,28 @@ describe('the code a caller mistake gets', () => {
   });
 
   it.each([
-    [{ http: { status: 401 } }, 'Missing credentials.', 'UNAUTHENTICATED'],
     [{ http: { status: 400 } }, 'Bad parameters.', 'BAD_REQUEST'],
     [{ http: { status: 499 } }, 'Gone.', 'BAD_REQUEST'],
     [{ http: { status: 500 } }, 'Broken.', 'INTERNAL_SERVER_ERROR'],
     [undefined, 'Broken without a status.', 'INTERNAL_SERVER_ERROR'],
     [undefined, 'Variable "$first" of required type "Int!" was not provided.', 'BAD_USER_INPUT'],
     [{ http: { status: 500 } }, 'Variable "$first" of required type "Int!" was not provided.', 'BAD_USER_INPUT'],
-    [{ http: { status: 401 } }, 'Variable "$token" is required.', 'UNAUTHENTICATED'],
     [undefined, 'Variables are missing.', 'INTERNAL_SERVER_ERROR'],
   ])('gives an uncoded error of the request phase with %j and message %j the code %s, its message, place and extensions kept', (extensions, message, code) => {
     const masked = maskError(requestError(message, extensions), 'Unexpected error.', false) as GraphQLError;
     expect([masked.message, masked.extensions]).toEqual([message, { ...extensions, code }]);
     expect(masked.path).toEqual(['x']);
     expect(masked.nodes).toHaveLength(1);
+  });
+
+  it('answers an uncoded 401 (useJWT refusing a token that does not verify) as the gateway refuses a caller', () => {
+    for (const message of ['Unauthenticated', 'Variable "$token" is required.']) {
+      const masked = maskError(requestError(message, { http: { status: 401 } }), 'Unexpected error.', false) as GraphQLError;
+      expect([masked.message, masked.extensions]).toEqual([
+        'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.',
+        { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'ApiKey header="x-api-key", Bearer' } } },
+      ]);
+    }
   });
 
   it("keeps an unexpected error's place and Yoga's extensions, with our code", () => {

@@ -84,12 +84,13 @@ export function upstreamDateTime(value: string | null | undefined): Date | null 
   return Number.isNaN(date.getTime()) ? throwError(invalidUpstreamValue('a date-time', value)) : date;
 }
 
+const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
 /** GraphQL Int is 32-bit; a larger value would otherwise fail as an unexplained internal error. */
 export function upstreamInt32(value: number | null | undefined): number | null {
   if (value == null) return null;
-  return Number.isInteger(value) && Math.abs(value) <= INT32_MAX
+  return Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX
     ? value
     : throwError(invalidUpstreamValue('a number outside the 32-bit range', value));
 }
