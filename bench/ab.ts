@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- --ab=<git ref>`: this checkout's gateway against the one of an earlier commit,
  * both compiled, both running at once against one simulator, measured in alternating short rounds
- * so that a busy machine weighs on both alike. Reports CPU ms per request of each, per page size.
+ * (`runRounds`) so that a busy machine weighs on both alike. Reports CPU ms per request of each,
+ * per page size.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
-import { runLoad } from './load.js';
+import { runRounds } from './load.js';
 import { buildGateway, ensureDir, RESULTS, ROOT, startGateway, type GatewayChild } from './processes.js';
 import { gatewaySend, keepAlivePool, type Window } from './scenarios.js';
 
@@ -44,34 +45,32 @@ export async function abRun(simulatorUrl: string, window: Window, options: AbOpt
   ensureDir(RESULTS);
   const base = await startGateway({ simulatorUrl, env: options.env, entry: baseEntry });
   const current = await startGateway({ simulatorUrl, env: options.env });
-  const sides: [string, GatewayChild][] = [
-    ['base', base],
-    ['current', current],
-  ];
+  const gateways: Record<'base' | 'current', GatewayChild> = { base, current };
   const results: AbResult = [];
   try {
     for (const rows of options.sizes) {
-      const total = { base: { cpuMs: 0, answered: 0 }, current: { cpuMs: 0, answered: 0 } };
-      for (let round = 0; round < options.rounds; round++) {
-        // Alternate which side goes first, so neither always follows the other.
-        const order = round % 2 === 0 ? sides : [...sides].reverse();
-        for (const [name, gateway] of order) {
-          const pool = keepAlivePool(gateway.url, options.concurrencyFor(rows));
-          const result = await runLoad(gatewaySend(pool, rows, window), {
-            concurrency: options.concurrencyFor(rows),
-            warmupMs: 500,
-            durationMs: rows >= 5000 ? 4000 : 2000,
-            cpuOf: { gateway: gateway.pid },
-          });
-          await pool.close();
-          if (result.errors > 0) throw new Error(`${name} gateway: ${result.firstError}`);
-          const side = total[name as 'base' | 'current'];
-          side.cpuMs += result.cpuMs['gateway']!;
-          side.answered += result.answered;
-        }
-      }
-      const per = (s: { cpuMs: number; answered: number }): AbSide => ({ ...s, cpuMsPerRequest: s.cpuMs / s.answered });
-      const entry = { rows, base: per(total.base), current: per(total.current), change: 0 };
+      const pools = { base: keepAlivePool(base.url, options.concurrencyFor(rows)), current: keepAlivePool(current.url, options.concurrencyFor(rows)) };
+      const measured = await runRounds(
+        (['base', 'current'] as const).map((name) => ({
+          name,
+          send: gatewaySend(pools[name], rows, window),
+          cpuOf: { gateway: gateways[name].pid },
+        })),
+        {
+          concurrency: options.concurrencyFor(rows),
+          warmupMs: 1000,
+          durationMs: options.rounds * (rows >= 5000 ? 4000 : 2000),
+          rounds: options.rounds,
+        },
+      );
+      await Promise.all([pools.base.close(), pools.current.close()]);
+      const per = (name: 'base' | 'current'): AbSide => {
+        const result = measured[name]!;
+        if (result.errors > 0) throw new Error(`${name} gateway: ${result.firstError}`);
+        const cpuMs = result.cpuMs['gateway']!;
+        return { cpuMs, answered: result.answered, cpuMsPerRequest: cpuMs / result.answered };
+      };
+      const entry = { rows, base: per('base'), current: per('current'), change: 0 };
       entry.change = entry.current.cpuMsPerRequest / entry.base.cpuMsPerRequest - 1;
       results.push(entry);
       options.log(

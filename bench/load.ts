@@ -93,7 +93,9 @@ async function phase(send: Send, concurrency: number, durationMs: number, errors
     while (now() < end && errors.count < MAX_ERRORS) {
       const t0 = now();
       try {
-        bytes += await send();
+        // Not `bytes += await send()`: that reads `bytes` before the wait, losing what other workers add.
+        const size = await send();
+        bytes += size;
         latencies.push(Number(now() - t0) / 1e6);
       } catch (error) {
         errors.add(error);
@@ -110,24 +112,88 @@ async function phase(send: Send, concurrency: number, durationMs: number, errors
 }
 
 export async function runLoad(send: Send, options: LoadOptions): Promise<LoadResult> {
-  const errors = new ErrorTally();
-  const warmup = options.warmupMs > 0 ? await phase(send, options.concurrency, options.warmupMs, errors) : undefined;
-  const measured = await phase(send, options.concurrency, options.durationMs, errors, options.cpuOf);
-  const requests = measured.latencies.length;
-  return {
-    concurrency: options.concurrency,
-    durationMs: Math.round(measured.elapsedMs),
-    requests,
-    errors: errors.count,
-    firstError: errors.first,
-    errorKinds: errors.kinds,
-    sent: requests + measured.errors + (warmup ? warmup.latencies.length + warmup.errors : 0),
-    rps: requests / (measured.elapsedMs / 1000),
-    latencyMs: percentiles(measured.latencies),
-    bytesPerResponse: requests > 0 ? Math.round(measured.bytes / requests) : 0,
-    cpuMs: measured.cpuMs,
-    answered: requests + measured.errors,
-  };
+  const { only } = await runRounds([{ name: 'only', send, cpuOf: options.cpuOf }], { ...options, rounds: 1 });
+  return only!;
+}
+
+/** One server of a run in rounds: its load, and the processes whose CPU its phases are charged. */
+export interface RoundSide {
+  readonly name: string;
+  readonly send: Send;
+  readonly cpuOf?: Readonly<Record<string, number>> | undefined;
+}
+
+export interface RoundsOptions {
+  readonly concurrency: number;
+  /** Each side's warm-up, once, before the first round. */
+  readonly warmupMs: number;
+  /** Each side's measured time, split evenly over the rounds. */
+  readonly durationMs: number;
+  readonly rounds: number;
+  /** Wraps each measured phase of a side, to read counters before and after it. */
+  readonly around?: (side: string, measure: () => Promise<void>) => Promise<void>;
+}
+
+/** What a side's measured phases add up to. */
+class SideTotals {
+  readonly errors = new ErrorTally();
+  readonly latencies: number[] = [];
+  measuredErrors = 0;
+  warmupSent = 0;
+  bytes = 0;
+  elapsedMs = 0;
+  readonly cpuMs: Record<string, number> = {};
+
+  add(measured: Awaited<ReturnType<typeof phase>>): void {
+    for (const latency of measured.latencies) this.latencies.push(latency);
+    this.measuredErrors += measured.errors;
+    this.bytes += measured.bytes;
+    this.elapsedMs += measured.elapsedMs;
+    for (const [name, ms] of Object.entries(measured.cpuMs)) this.cpuMs[name] = (this.cpuMs[name] ?? 0) + ms;
+  }
+
+  result(concurrency: number): LoadResult {
+    const requests = this.latencies.length;
+    return {
+      concurrency,
+      durationMs: Math.round(this.elapsedMs),
+      requests,
+      errors: this.errors.count,
+      firstError: this.errors.first,
+      errorKinds: this.errors.kinds,
+      sent: requests + this.measuredErrors + this.warmupSent,
+      rps: requests / (this.elapsedMs / 1000),
+      latencyMs: percentiles(this.latencies),
+      bytesPerResponse: requests > 0 ? Math.round(this.bytes / requests) : 0,
+      cpuMs: this.cpuMs,
+      answered: requests + this.measuredErrors,
+    };
+  }
+}
+
+/**
+ * Servers under the same load in alternating rounds, the order reversed every other round, so that
+ * a machine whose speed drifts during the run weighs on every side alike: on a shared machine, one
+ * server measured after another also measures how the machine changed between them. Each side's
+ * result sums its rounds, its percentiles over every request it answered.
+ */
+export async function runRounds(sides: readonly RoundSide[], options: RoundsOptions): Promise<Record<string, LoadResult>> {
+  const totals = new Map(sides.map((side) => [side.name, new SideTotals()]));
+  const around = options.around ?? ((_side: string, measure: () => Promise<void>) => measure());
+  for (const side of sides) {
+    if (options.warmupMs <= 0) continue;
+    const warmup = await phase(side.send, options.concurrency, options.warmupMs, totals.get(side.name)!.errors);
+    totals.get(side.name)!.warmupSent += warmup.latencies.length + warmup.errors;
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const total = totals.get(side.name)!;
+      await around(side.name, async () => {
+        total.add(await phase(side.send, options.concurrency, options.durationMs / options.rounds, total.errors, side.cpuOf));
+      });
+    }
+  }
+  return Object.fromEntries([...totals].map(([name, total]) => [name, total.result(options.concurrency)]));
 }
 
 export interface WavesResult {

@@ -9,7 +9,7 @@ import type { Pool } from 'undici';
 import { DEMO_CLIENT } from '../src/simulator/index.js';
 import { abRun } from './ab.js';
 import { LIVE_ENV, liveScenario, type LiveResult } from './live.js';
-import { runLoad, runWaves, type LoadOptions } from './load.js';
+import { runLoad, runRounds, runWaves, type LoadOptions } from './load.js';
 import {
   buildGateway,
   buildReference,
@@ -78,6 +78,8 @@ const SIZES = onlyRows ?? (quick ? [20, 5000] : [20, 500, 5000]);
 /** 10 keeps both sides busy on small pages; 5000-row pages are CPU-bound, 4 keeps latency meaningful. */
 const concurrencyFor = (rows: number) => (rows >= 5000 ? 4 : 10);
 const TIMING = quick ? { warmupMs: 1000, durationMs: 2000 } : { warmupMs: 2000, durationMs: 8000 };
+/** The gateway and the reference server take turns within each page size: 2 s a turn (1 s quick). */
+const ROUNDS = quick ? 2 : 4;
 /** 50 concurrent full pages; the smoke run does one wave. */
 const MEMORY = { waves: quick ? 1 : 3, width: 50, rows: 5000 };
 /** The main gateway never caches, so it is compared with the floor on equal terms. */
@@ -110,13 +112,15 @@ async function tokensDuring(simulatorUrl: string, work: () => Promise<void>) {
   return { token: after.token - before.token, byGrant };
 }
 
+type ServerName = 'gateway' | 'reference';
+
 /**
  * A GraphQL server (`gateway` or `reference`) under the bench query: its CPU and the simulator's are
  * both sampled, the simulator serving the server's upstream calls.
  */
 async function serverLoad(
   simulator: { url: string; pid: number },
-  server: { name: 'gateway' | 'reference'; pid: number },
+  server: { name: ServerName; pid: number },
   pool: Pool,
   rows: number,
   window: Window,
@@ -125,6 +129,38 @@ async function serverLoad(
     runLoad(gatewaySend(pool, rows, window), load(rows, { [server.name]: server.pid, simulator: simulator.pid })),
   );
   return { result: value, callsPerRequest: calls / value.sent, tokens };
+}
+
+/**
+ * Servers under the bench query in alternating rounds (`runRounds`), each phase charged with the
+ * server's CPU and the simulator's, and with the upstream calls and token requests made during it.
+ */
+async function serverLoads(
+  simulator: { url: string; pid: number },
+  servers: readonly { name: ServerName; pid: number; pool: Pool }[],
+  rows: number,
+  window: Window,
+): Promise<Partial<Record<ServerName, ServerPhase & { tokens: number }>>> {
+  const upstream = Object.fromEntries(servers.map(({ name }) => [name, { calls: 0, tokens: 0 }]));
+  const results = await runRounds(
+    servers.map(({ name, pid, pool }) => ({ name, send: gatewaySend(pool, rows, window), cpuOf: { [name]: pid, simulator: simulator.pid } })),
+    {
+      concurrency: concurrencyFor(rows),
+      ...TIMING,
+      rounds: ROUNDS,
+      around: async (name, measure) => {
+        const { calls, tokens } = await auditCallsDuring(simulator.url, measure);
+        upstream[name]!.calls += calls;
+        upstream[name]!.tokens += tokens;
+      },
+    },
+  );
+  return Object.fromEntries(
+    servers.map(({ name }) => {
+      const result = results[name]!;
+      return [name, { result, callsPerRequest: upstream[name]!.calls / result.answered, tokens: upstream[name]!.tokens }];
+    }),
+  );
 }
 
 async function memoryScenario(gateway: GatewayChild, window: Window): Promise<MemoryResult> {
@@ -244,11 +280,17 @@ async function benchRun(): Promise<void> {
       log(`${rows} rows, concurrency ${concurrencyFor(rows)}: floor ...`);
       // The simulator's own cost of a page: its CPU while it serves the floor's requests.
       const floor = await runLoad(floorSend(floorPool, rows, window, token), load(rows, { simulator: simulator.pid }));
-      log(`${rows} rows, concurrency ${concurrencyFor(rows)}: gateway ...`);
-      const gw = await serverLoad(simulator, { name: 'gateway', pid: gateway.pid }, pool, rows, window);
-      log(`${rows} rows, concurrency ${concurrencyFor(rows)}: reference server ...`);
-      const ref = await serverLoad(simulator, { name: 'reference', pid: reference.pid }, referencePool, rows, window);
-      pairs.push(pairResult(rows, floor, gw, gw.tokens, ref));
+      log(`${rows} rows, concurrency ${concurrencyFor(rows)}: gateway and reference server, ${ROUNDS} alternating rounds ...`);
+      const { gateway: gw, reference: ref } = await serverLoads(
+        simulator,
+        [
+          { name: 'gateway', pid: gateway.pid, pool },
+          { name: 'reference', pid: reference.pid, pool: referencePool },
+        ],
+        rows,
+        window,
+      );
+      pairs.push(pairResult(rows, floor, gw!, gw!.tokens, ref!));
     }
     await pool.close();
     peakUnderLoad = memoryOf(gateway.pid)?.peakMB;
