@@ -53,7 +53,7 @@ function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
   let hosts = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host' && ++hosts > 1) return true;
+    if (name.toLowerCase() === 'host' && ++hosts > 1) return true;
   }
   return false;
 }

@@ -149,8 +149,8 @@ describe('requestUrlProblem', () => {
     expect(requestUrlProblem(request('a', '/graphql', 0, ['host', 'a', 'host', 'a', 'host', 'a']))).toBe(SEVERAL);
   });
 
-  it('reads one Host among headers whose names only look like it', () => {
-    const raw = ['x-host', 'b', 'Host', 'a', 'hosts', 'c', 'hos', 'd', 'x-forwarded-host', 'e', 'ghost', 'f'];
+  it('reads one Host among other headers, of its length or whose names only look like it', () => {
+    const raw = ['x-host', 'b', 'Date', 'x', 'Host', 'a', 'hosts', 'c', 'hos', 'd', 'x-forwarded-host', 'e', 'ghost', 'f', 'from', 'y'];
     expect(requestUrlProblem(request('a', '/graphql', 1, raw))).toBeUndefined();
   });
 
