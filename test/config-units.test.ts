@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { problemsOf } from './helpers/config-problems.js';
 
 const upstream = {
   IDENTITY_BASE_URL: 'https://tenant.example.com',
@@ -13,15 +14,6 @@ const upstream = {
   GATEWAY_API_KEYS: 'key-one',
 };
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [...(error as ConfigError).problems];
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const MISSING_AUTH =
   'GATEWAY_API_KEYS: required in upstream mode, so that callers must authenticate ' +

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { problemsOf } from './helpers/config-problems.js';
 
 const upstream = {
   IDENTITY_BASE_URL: 'https://tenant.example.com/',
@@ -8,15 +9,6 @@ const upstream = {
   GATEWAY_API_KEYS: 'key-one, key-two',
 };
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return [...(error as ConfigError).problems];
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('configuration', () => {
   it('lets local front ends call the demo, and only the listed origins once CORS_ORIGINS is set or upstreams are real', () => {
