@@ -342,6 +342,8 @@ describe('stopping', () => {
     p.add(cutOff as unknown as LiveSubscriber);
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(stopped).toEqual([p]);
+    // No poll is left scheduled: nothing keeps a timer for a poller that is gone.
+    expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(10 * POLL_MS);
     expect(identity.queries).toHaveLength(1);
   });
