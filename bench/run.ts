@@ -115,23 +115,6 @@ async function tokensDuring(simulatorUrl: string, work: () => Promise<void>) {
 type ServerName = 'gateway' | 'reference';
 
 /**
- * A GraphQL server (`gateway` or `reference`) under the bench query: its CPU and the simulator's are
- * both sampled, the simulator serving the server's upstream calls.
- */
-async function serverLoad(
-  simulator: { url: string; pid: number },
-  server: { name: ServerName; pid: number },
-  pool: Pool,
-  rows: number,
-  window: Window,
-): Promise<ServerPhase & { tokens: number }> {
-  const { value, calls, tokens } = await auditCallsDuring(simulator.url, () =>
-    runLoad(gatewaySend(pool, rows, window), load(rows, { [server.name]: server.pid, simulator: simulator.pid })),
-  );
-  return { result: value, callsPerRequest: calls / value.sent, tokens };
-}
-
-/**
  * Servers under the bench query in alternating rounds (`runRounds`), each phase charged with the
  * server's CPU and the simulator's, and with the upstream calls and token requests made during it.
  */
@@ -313,7 +296,7 @@ async function benchRun(): Promise<void> {
     tokens['cache'] = await withGateway(simulator.url, 'cache', {}, async (gateway) => {
       log('cache on: 5000 rows, the same closed window ...');
       const pool = keepAlivePool(gateway.url, 10);
-      const { result, callsPerRequest } = await serverLoad(simulator, { name: 'gateway', pid: gateway.pid }, pool, 5000, window);
+      const { result, callsPerRequest } = (await serverLoads(simulator, [{ name: 'gateway', pid: gateway.pid, pool }], 5000, window)).gateway!;
       await pool.close();
       cache = {
         rows: 5000,
