@@ -4,17 +4,21 @@
  *   and the contract check read);
  * - schema/possible-types.json: `{ possibleTypes }` for every union and interface, as Apollo
  *   Client's InMemoryCache and urql's graphcache take it;
+ * - schema/introspection.json: the client schema as an introspection result (no descriptions), what
+ *   urql's graphcache takes as `schema`;
  * - schema/subgraph.graphql: the Federation v2 subgraph SDL a router composes.
  * CI regenerates them and fails when the committed files differ.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
-import { printSchema } from 'graphql';
+import { introspectionFromSchema, printSchema } from 'graphql';
 import { clientSchemaOf } from './src/schema/client-schema.js';
 import { schema } from './src/schema/index.js';
 import { subgraphSdl } from './src/schema/federation-sdl.js';
 
+const clientSchema = clientSchemaOf(schema);
+
 const config: CodegenConfig = {
-  schema: printSchema(clientSchemaOf(schema)),
+  schema: printSchema(clientSchema),
   generates: {
     'schema/schema.graphql': {
       plugins: ['schema-ast'],
@@ -23,6 +27,9 @@ const config: CodegenConfig = {
     'schema/possible-types.json': {
       plugins: ['fragment-matcher'],
       config: { apolloClientVersion: 3 },
+    },
+    'schema/introspection.json': {
+      plugins: [{ add: { content: `${JSON.stringify(introspectionFromSchema(clientSchema, { descriptions: false }), null, 2)}\n` } }],
     },
     'schema/subgraph.graphql': {
       plugins: [{ add: { content: subgraphSdl() } }],

@@ -15,6 +15,8 @@ const PROCESS_TESTS = [
   // Each starts a Hive Gateway process; run apart from the shared workers' state, it starts in seconds.
   'test/federation/hive-router.test.ts',
   'test/federation/hive-router-caller-credential.test.ts',
+  // Runs the README's upstream-mode recipe: the simulator and the gateway as processes.
+  'test/clients/readme-upstream-mode.test.ts',
 ];
 
 /**
