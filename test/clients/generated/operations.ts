@@ -70,7 +70,7 @@ export type AuditPageQuery = { auditEvents: { totalCount: number, pageInfo: { ha
         | { __typename: 'LoginErrorEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
         | { __typename: 'LoginEvent', uuid: string, timestamp: string, objectType: string, success: boolean | null, actor: { userName: string | null } | null }
         | { __typename: 'OtherAuditEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
-       }> } };
+       }> } | null };
 
 export type StreamedAuditPageQueryVariables = Exact<{
   first: number;
@@ -87,4 +87,4 @@ export type StreamedAuditPageQuery = { auditEvents: { edges: Array<{ cursor: str
         | { __typename: 'LoginErrorEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
         | { __typename: 'LoginEvent', uuid: string, timestamp: string, objectType: string, success: boolean | null, actor: { userName: string | null } | null }
         | { __typename: 'OtherAuditEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
-       }> } & ({ pageInfo: { hasNextPage: boolean, endCursor: string | null } } | { pageInfo?: never }) };
+       }> } & ({ pageInfo: { hasNextPage: boolean, endCursor: string | null } } | { pageInfo?: never }) | null };
