@@ -21,7 +21,7 @@ export type AuditEventFilter = {
   action?: AuditAction | null | undefined;
   /** Oldest time included. Default: 72 hours before `to`. */
   from?: string | null | undefined;
-  /** Upstream objectType, case-sensitive, e.g. LOGIN, LAUNCH, Group. */
+  /** Upstream objectType, case-sensitive, e.g. LOGIN, LAUNCH, Group. A known type in another case (login) is BAD_USER_INPUT; other values are passed on as given. */
   objectType?: string | null | undefined;
   /** Newest time included. Default, and upper limit: the time the first page is read. */
   to?: string | null | undefined;
