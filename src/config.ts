@@ -18,12 +18,11 @@ const httpUrl = z.preprocess(
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
 );
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: 'must be a whole number' })
-    .transform(Number)
-    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+/** Every way a number can be wrong (not digits, too small, too large) gets the one message with its range. */
+const wholeNumber = (min: number, max: number) => {
+  const range = { message: `must be a whole number from ${min} to ${max}` };
+  return z.string().regex(/^\d+$/, range).transform(Number).pipe(z.number().int().min(min, range).max(max, range));
+};
 const integer = (min: number, max: number, fallback: number) => z.preprocess(unset, wholeNumber(min, max).default(fallback));
 const optionalInteger = (min: number, max: number) => z.preprocess(unset, wholeNumber(min, max).optional());
 const flag = z.preprocess(

@@ -54,23 +54,6 @@ async function main() {
   const log = createLogger({ level: config.logLevel, pretty: config.logPretty, traceIds: !!config.tracing });
   installLastResort(log, process, (code) => process.exit(code));
 
-  let closeSimulator = async () => {};
-  let exampleSessionIds: ExampleSessionIds | undefined;
-  if (config.mode === 'demo') {
-    const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
-    const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
-      refuse(`Cannot start the demo simulator: ${listenProblem(error, 'SIMULATOR_PORT', config.simulatorPort, '127.0.0.1')}`),
-    );
-    config = demo.config;
-    exampleSessionIds = demoSessionIds;
-    closeSimulator = () => demo.simulator.close();
-    log.warn(
-      { simulator: demo.simulator.url },
-      `DEMO MODE: no upstream URL is configured, so both upstreams are served by the embedded simulator at ${demo.simulator.url} ` +
-        'with generated data. Set IDENTITY_BASE_URL and/or CONTENT_LIBRARY_URL to use real services.',
-    );
-  }
-
   let draining = false;
   // The listener binds while the gateway's modules load, so a taken port or an address not of this
   // machine is refused at once; a request that arrives before the gateway is built waits for it.
@@ -87,10 +70,28 @@ async function main() {
     { ...config.connections, maxRequestBytes: config.maxRequestBytes },
     log,
   );
-  const listening = listen(server, config.port, config.host).catch(async (error: NodeJS.ErrnoException) => {
-    await closeSimulator();
-    return refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`);
-  });
+  const listening = listen(server, config.port, config.host).catch((error: NodeJS.ErrnoException) =>
+    refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`),
+  );
+  let closeSimulator = async () => {};
+  let exampleSessionIds: ExampleSessionIds | undefined;
+  if (config.mode === 'demo') {
+    // The port first: a taken PORT is the one thing said, before any simulator starts or logs.
+    await listening;
+    const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
+    const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
+      refuse(`Cannot start the demo simulator: ${listenProblem(error, 'SIMULATOR_PORT', config.simulatorPort, '127.0.0.1')}`),
+    );
+    config = demo.config;
+    exampleSessionIds = demoSessionIds;
+    closeSimulator = () => demo.simulator.close();
+    log.warn(
+      { simulator: demo.simulator.url },
+      `DEMO MODE: no upstream URL is configured, so both upstreams are served by the embedded simulator at ${demo.simulator.url} ` +
+        'with generated data. Set IDENTITY_BASE_URL and/or CONTENT_LIBRARY_URL to use real services.',
+    );
+  }
+
   // Loaded only once the configuration is accepted: a refusal answers in a fraction of the start-up time.
   const [
     { exampleOperations },

@@ -146,7 +146,7 @@ it('prints every problem on a line of its own, under a heading, as a ConfigError
   expect((error as Error).message).toBe(
     [
       'Invalid configuration:',
-      '  - PORT: must be a whole number',
+      '  - PORT: must be a whole number from 0 to 65535',
       '  - LOG_LEVEL: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"',
       '  - PERSISTED_OPERATIONS_FILE: required when PERSISTED_OPERATIONS_ONLY is true',
     ].join('\n'),

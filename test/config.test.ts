@@ -234,10 +234,10 @@ describe('configuration', () => {
     expect(
       problemsOf({ AUDIT_LIVE_POLL_MS: '0', AUDIT_LIVE_MAX_SUBSCRIPTIONS: 'many', AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: '0', DEMO_EVENT_INTERVAL_MS: '-1' }),
     ).toEqual([
-      'AUDIT_LIVE_POLL_MS: must be at least 10',
-      'AUDIT_LIVE_MAX_SUBSCRIPTIONS: must be a whole number',
-      'AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: must be at least 1',
-      'DEMO_EVENT_INTERVAL_MS: must be a whole number',
+      'AUDIT_LIVE_POLL_MS: must be a whole number from 10 to 3600000',
+      'AUDIT_LIVE_MAX_SUBSCRIPTIONS: must be a whole number from 0 to 1000000',
+      'AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: must be a whole number from 1 to 1000000',
+      'DEMO_EVENT_INTERVAL_MS: must be a whole number from 0 to 3600000',
     ]);
   });
 });

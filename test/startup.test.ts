@@ -153,6 +153,20 @@ describe.concurrent('listen failures', () => {
     }
   }, PROCESS_TEST_TIMEOUT_MS);
 
+  it('in demo mode, names PORT when the port is in use and says nothing else: no simulator is started', async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const gateway = started({ PORT: String(port) });
+      expect(await gateway.exited()).toBe(1);
+      expect(gateway.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`PORT: port ${port} .*already in use`))]);
+      expect(gateway.stdout()).toBe('');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, PROCESS_TEST_TIMEOUT_MS);
+
   it('names HOST when the address is not one of this machine', async () => {
     const gateway = started({ HOST: '203.0.113.7', GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
     expect(await gateway.exited()).toBe(1);

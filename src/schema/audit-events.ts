@@ -14,7 +14,9 @@ builder.queryField('auditEvents', (t) =>
     {
       type: AuditEventUnion,
       description:
-        'Audit records, newest first. Cursors pin the time window and the filter, so paging stays consistent while new events arrive. Default page: first 50; largest: 5000. hasNextPage and hasPreviousPage are exact in both directions.',
+        'Audit records, newest first. Cursors pin the time window and the filter, so paging stays consistent while new events arrive. Default page: first 50; largest: 5000. hasNextPage and hasPreviousPage are exact in both directions. Null, with an error, when the identity service cannot answer (or the arguments are invalid), so that the other fields of the same operation still come back.',
+      // Nullable so that one upstream down never empties the whole response.
+      nullable: true,
       edgesNullable: { list: false, items: false },
       nodeNullable: false,
       args: {

@@ -6,6 +6,7 @@ import { subscribeLive, type LiveItem } from '../live/index.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { builder } from './builder.js';
 import { AuditActionEnum } from './audit/connection-types.js';
+import { checkObjectTypeCase } from './audit/object-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
 
 type LiveEvent = Extract<LiveItem, { record: AuditRecord }>;
@@ -13,7 +14,10 @@ type LiveEvent = Extract<LiveItem, { record: AuditRecord }>;
 const AuditLiveFilterInput = builder.inputType('AuditLiveFilter', {
   description: 'Which audit records a live subscription delivers. One upstream poller serves every subscription of the same filter.',
   fields: (t) => ({
-    objectType: t.string({ description: 'Upstream objectType, case-sensitive, e.g. LOGIN, LOGIN_ERROR, Group.' }),
+    objectType: t.string({
+      description:
+        'Upstream objectType, case-sensitive, e.g. LOGIN, LOGIN_ERROR, Group. A known type in another case (login) is BAD_USER_INPUT; other values are passed on as given.',
+    }),
     action: t.field({ type: AuditActionEnum, description: 'Further filter by action, for the types that take one.' }),
   }),
 });
@@ -48,7 +52,10 @@ builder.subscriptionField('auditEventAdded', (t) =>
         description: 'The `resumeAfter` of the last record a client received: continue right after it.',
       }),
     },
-    subscribe: (_root, args, context) => subscribeLive(context, { ...args, callerId: context.caller.id }),
+    subscribe: (_root, args, context) => {
+      checkObjectTypeCase(args.filter?.objectType, 'filter.objectType');
+      return subscribeLive(context, { ...args, callerId: context.caller.id });
+    },
     resolve: (item: LiveItem) => {
       if (item.error) throw item.error;
       return item;

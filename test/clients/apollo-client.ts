@@ -28,7 +28,7 @@ export async function pageWithApollo(
   client: ApolloClient,
   variables: Omit<AuditPageQueryVariables, 'after'>,
   pages: number,
-): Promise<AuditPageQuery['auditEvents']> {
+): Promise<NonNullable<AuditPageQuery['auditEvents']>> {
   const watch = client.watchQuery({ query: AuditPageDocument, variables });
   const first = await watch.refetch();
   let page = first.data?.auditEvents;

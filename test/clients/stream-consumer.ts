@@ -7,8 +7,10 @@ import { StreamedAuditPageDocument } from './documents.js';
 import type { StreamedAuditPageQuery, StreamedAuditPageQueryVariables } from './generated/operations.js';
 import { multipartParts } from './incremental-parts.js';
 
-type Edge = StreamedAuditPageQuery['auditEvents']['edges'][number];
-type PageInfo = NonNullable<StreamedAuditPageQuery['auditEvents']['pageInfo']>;
+// auditEvents is null when the identity service cannot answer.
+type Page = NonNullable<StreamedAuditPageQuery['auditEvents']>;
+type Edge = Page['edges'][number];
+type PageInfo = NonNullable<Page['pageInfo']>;
 
 export async function streamAuditPage(
   url: string,
@@ -27,8 +29,8 @@ export async function streamAuditPage(
   for await (const part of multipartParts(response)) {
     errors.push(...(part.errors ?? []));
     const initial = part.data as StreamedAuditPageQuery | undefined;
-    const rows: Edge[] = [...(initial?.auditEvents.edges ?? [])];
-    pageInfo ??= initial?.auditEvents.pageInfo ?? undefined;
+    const rows: Edge[] = [...(initial?.auditEvents?.edges ?? [])];
+    pageInfo ??= initial?.auditEvents?.pageInfo ?? undefined;
     for (const item of part.incremental ?? []) {
       errors.push(...(item.errors ?? []));
       if (item.items) rows.push(...(item.items as Edge[]));

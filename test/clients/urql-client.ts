@@ -52,7 +52,7 @@ export async function pageWithUrql(
   client: Client,
   variables: Omit<AuditPageQueryVariables, 'after'>,
   pages: number,
-): Promise<AuditPageQuery['auditEvents']> {
+): Promise<NonNullable<AuditPageQuery['auditEvents']>> {
   let after: string | null = null;
   let page: AuditPageQuery['auditEvents'] | undefined;
   for (let i = 0; i < pages; i++) {

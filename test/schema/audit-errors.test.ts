@@ -56,7 +56,7 @@ describe('bad arguments', () => {
   it.each(cases)('%s is BAD_USER_INPUT', async (_name, args, message) => {
     gw.sim.control.resetCounters();
     const response = await gw.execute(UUID_PAGE_QUERY, { ...args() });
-    expect(response.data ?? null).toBeNull();
+    expect(response.data).toEqual({ auditEvents: null });
     expect(response.errors).toHaveLength(1);
     expect(response.errors![0]).toMatchObject({ path: ['auditEvents'], extensions: { code: 'BAD_USER_INPUT' } });
     expect(response.errors![0]!.message).toMatch(message);

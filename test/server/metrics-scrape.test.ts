@@ -119,7 +119,7 @@ const EXPECTED: string[] = [
   'graphql_envelop_error_result_total{operation_type="unknown",operation_name="anonymous",phase="parse",code="GRAPHQL_PARSE_FAILED"} 1',
   'graphql_envelop_error_result_total{operation_type="query",operation_name="Unknown",phase="validate",code="GRAPHQL_VALIDATION_FAILED"} 1',
   'graphql_envelop_error_result_total{operation_type="query",operation_name="Negative",phase="execute",code="BAD_USER_INPUT"} 1',
-  'graphql_envelop_error_result_total{operation_type="query",operation_name="Two",phase="execute",code="BAD_USER_INPUT"} 1',
+  'graphql_envelop_error_result_total{operation_type="query",operation_name="Two",phase="execute",code="BAD_USER_INPUT"} 2',
   'graphql_envelop_error_result_total{operation_type="query",operation_name="Unavailable",phase="execute",code="UPSTREAM_UNAVAILABLE"} 1',
   'graphql_yoga_http_duration_seconds{operation_type="query",operation_name="Page",method="POST",status_code="200"} buckets cumulative, +Inf 2',
   'graphql_yoga_http_duration_seconds_sum{operation_type="query",operation_name="Page",method="POST",status_code="200"} non-negative',

@@ -21,7 +21,10 @@ export const AuditEventFilterInput = builder.inputType('AuditEventFilter', {
       type: 'DateTime',
       description: 'Newest time included. Default, and upper limit: the time the first page is read.',
     }),
-    objectType: t.string({ description: 'Upstream objectType, case-sensitive, e.g. LOGIN, LAUNCH, Group.' }),
+    objectType: t.string({
+      description:
+        'Upstream objectType, case-sensitive, e.g. LOGIN, LAUNCH, Group. A known type in another case (login) is BAD_USER_INPUT; other values are passed on as given.',
+    }),
     action: t.field({ type: AuditActionEnum, description: 'Further filter by action, for the types that take one.' }),
   }),
 });

@@ -5,6 +5,7 @@
 import { BadUserInputError } from '../../errors.js';
 import type { UpstreamAction } from './actions.js';
 import { decodeCursor, type AuditCursor } from './cursor.js';
+import { checkObjectTypeCase } from './object-types.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_MS, MAX_OBJECT_TYPE_LENGTH, MAX_PAGE_SIZE } from './paging-limits.js';
 import { sameScope, type AuditScope } from './scope.js';
 
@@ -98,6 +99,7 @@ export function scopeFromFilter(filter: AuditFilterInput, pinnedAt: number): Aud
   if (objectType !== null && (objectType.length === 0 || objectType.length > MAX_OBJECT_TYPE_LENGTH)) {
     throw new BadUserInputError(`\`filter.objectType\` must have 1 to ${MAX_OBJECT_TYPE_LENGTH} characters.`);
   }
+  checkObjectTypeCase(objectType, 'filter.objectType');
   const requestedTo = filter.to?.getTime();
   const toMillis = Math.min(requestedTo ?? pinnedAt, pinnedAt);
   const fromMillis = filter.from?.getTime() ?? toMillis - DEFAULT_WINDOW_MS;

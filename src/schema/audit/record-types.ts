@@ -6,6 +6,7 @@
 import type { FieldMap } from '@pothos/core';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { builder } from '../builder.js';
+import { TYPE_NAME_BY_OBJECT_TYPE } from './object-types.js';
 import { authMethodLabels, booleanValue, stringValue } from './record-values.js';
 
 export const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
@@ -29,19 +30,6 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
 
 const isSystemEvent = (r: AuditRecord) =>
   r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
-
-/** Upstream objectType (case-sensitive) -> GraphQL type; every other type is OtherAuditEvent. */
-const TYPE_NAME_BY_OBJECT_TYPE: ReadonlyMap<string, string> = new Map([
-  ['LOGIN', 'LoginEvent'],
-  ['LAUNCH', 'LaunchEvent'],
-  ['LOGIN_ERROR', 'LoginErrorEvent'],
-  ['LAUNCH_ERROR', 'LaunchErrorEvent'],
-  ['Group', 'GroupEvent'],
-  ['AppEntitlement', 'AppEntitlementEvent'],
-  // The spec's spelling, and the correct one some tenants send.
-  ['DyrectorySyncProfile', 'DirectorySyncProfileEvent'],
-  ['DirectorySyncProfile', 'DirectorySyncProfileEvent'],
-]);
 
 export function auditEventTypeName(record: AuditRecord): string {
   return TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';

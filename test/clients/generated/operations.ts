@@ -21,7 +21,7 @@ export type AuditEventFilter = {
   action?: AuditAction | null | undefined;
   /** Oldest time included. Default: 72 hours before `to`. */
   from?: string | null | undefined;
-  /** Upstream objectType, case-sensitive, e.g. LOGIN, LAUNCH, Group. */
+  /** Upstream objectType, case-sensitive, e.g. LOGIN, LAUNCH, Group. A known type in another case (login) is BAD_USER_INPUT; other values are passed on as given. */
   objectType?: string | null | undefined;
   /** Newest time included. Default, and upper limit: the time the first page is read. */
   to?: string | null | undefined;
@@ -70,7 +70,7 @@ export type AuditPageQuery = { auditEvents: { totalCount: number, pageInfo: { ha
         | { __typename: 'LoginErrorEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
         | { __typename: 'LoginEvent', uuid: string, timestamp: string, objectType: string, success: boolean | null, actor: { userName: string | null } | null }
         | { __typename: 'OtherAuditEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
-       }> } };
+       }> } | null };
 
 export type StreamedAuditPageQueryVariables = Exact<{
   first: number;
@@ -87,4 +87,4 @@ export type StreamedAuditPageQuery = { auditEvents: { edges: Array<{ cursor: str
         | { __typename: 'LoginErrorEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
         | { __typename: 'LoginEvent', uuid: string, timestamp: string, objectType: string, success: boolean | null, actor: { userName: string | null } | null }
         | { __typename: 'OtherAuditEvent', uuid: string, timestamp: string, objectType: string, actor: { userName: string | null } | null }
-       }> } & ({ pageInfo: { hasNextPage: boolean, endCursor: string | null } } | { pageInfo?: never }) };
+       }> } & ({ pageInfo: { hasNextPage: boolean, endCursor: string | null } } | { pageInfo?: never }) | null };
