@@ -10,6 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useAuditRowLimits } from './audit-row-budget.js';
 import { useFieldMergeLimit } from './field-merging.js';
 import { useNestingLimit } from './nesting-limit.js';
+import { useSingleFieldSubscriptions } from './subscription-root-directives.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
@@ -77,6 +78,7 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
   });
   return [
     useKnownOperationTypes(),
+    useSingleFieldSubscriptions(),
     ...(armor.protect().plugins as Plugin[]),
     // After armor: it wraps the token-limited parse function armor sets.
     useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
