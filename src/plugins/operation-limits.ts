@@ -61,7 +61,8 @@ const asValidationError = {
 export function useOperationLimits(options: { largeOperationConcurrency: number }): Plugin[] {
   const armor = new EnvelopArmor({
     maxDepth: { n: operationLimits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...asValidationError },
-    maxAliases: { n: operationLimits.maxAliases, ...asValidationError },
+    // Every alias counts, those of `__typename` too (armor leaves them out by default): each is a key of the answer.
+    maxAliases: { n: operationLimits.maxAliases, allowList: [], ...asValidationError },
     // Counted while parsing: its rejection is a parse failure.
     maxTokens: { n: operationLimits.maxTokens },
     maxDirectives: { n: operationLimits.maxDirectives, ...asValidationError },
