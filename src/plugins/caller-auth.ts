@@ -35,6 +35,16 @@ function matchApiKey(keys: readonly Buffer[], given: string): number {
   return match;
 }
 
+/**
+ * The key of an x-api-key header, which Node joins with ", " when it is sent more than once (as
+ * proxies may do): one value however often repeated; undefined for different values. A key never
+ * holds a comma (GATEWAY_API_KEYS is split on them).
+ */
+function oneApiKey(header: string): string | undefined {
+  const values = new Set(header.split(',').map((value) => value.trim()));
+  return values.size === 1 ? [...values][0] : undefined;
+}
+
 /** A 401 with the challenge that names both ways in. */
 export const unauthenticated = (message: string) =>
   createGraphQLError(message, {
@@ -162,8 +172,10 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   }
   const admitCaller: Plugin<object, RequestState & { [JWT_FIELD]?: { payload?: { sub?: unknown; exp?: unknown } } }> = {
     onRequestParse({ request, serverContext }) {
-      const apiKey = request.headers.get('x-api-key');
-      if (apiKey !== null && keys.length > 0) {
+      const header = request.headers.get('x-api-key');
+      if (header !== null && keys.length > 0) {
+        const apiKey = oneApiKey(header);
+        if (apiKey === undefined) throw unauthenticated('Send one API key: the x-api-key header holds different values.');
         const index = matchApiKey(keys, apiKey);
         if (index < 0) throw unauthenticated('The API key is not valid.');
         serverContext.caller = { id: `api-key:${index}` };

@@ -114,6 +114,25 @@ describe('API keys', () => {
     expect(await ask(keys, { 'x-api-key': key })).toEqual(refused('The API key is not valid.'));
   });
 
+  it('admits a key sent more than once, as the key', async () => {
+    for (const sent of [['key-beta', 'key-beta'], ['key-beta', 'key-beta', 'key-beta']]) {
+      const headers = new Headers();
+      for (const value of sent) headers.append('x-api-key', value);
+      expect(await ask(keys, Object.fromEntries(headers))).toEqual(admitted({ id: 'api-key:1' }));
+    }
+    expect(await ask(keys, { 'x-api-key': 'key-alpha,key-alpha' })).toEqual(admitted({ id: 'api-key:0' }));
+  });
+
+  it.each([
+    ['two valid keys', 'key-alpha, key-beta'],
+    ['a valid key and a wrong one', 'key-alpha, nope'],
+    ['a valid key and an empty one', 'key-alpha, '],
+  ])('refuses %s in one request with 401: one key only', async (_case, header) => {
+    expect(await ask({ ...keys, allowAnonymous: true }, { 'x-api-key': header })).toEqual(
+      refused('Send one API key: the x-api-key header holds different values.'),
+    );
+  });
+
   it('refuses a wrong key even when anonymous callers are let in', async () => {
     expect(await ask({ ...keys, allowAnonymous: true }, { 'x-api-key': 'nope' })).toEqual(refused('The API key is not valid.'));
   });

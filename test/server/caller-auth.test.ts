@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { JWKS_CACHE } from '../../src/plugins/caller-auth.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { TestIssuer } from '../helpers/jwt-issuer.js';
+import { listen } from '../helpers/listen.js';
+import { parse, RawClient } from '../helpers/raw-http.js';
 
 const QUERY = '{ auditEvents(first: 1) { edges { cursor } } }';
 const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
@@ -50,6 +52,31 @@ describe('API keys', () => {
       const result = await gateway.execute(QUERY, undefined, { 'x-api-key': key });
       expect(result.errors).toBeUndefined();
       expect(result.data.auditEvents.edges).toHaveLength(1);
+    }
+  });
+
+  it('reads an x-api-key header sent twice as one key if the values are the same, and refuses different ones', async () => {
+    const server = await listen(gateway.yoga);
+    try {
+      const port = Number(new URL(server.url).port);
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const sent = (...keys: string[]) =>
+        new RawClient(
+          port,
+          `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nconnection: close\r\n` +
+            keys.map((key) => `x-api-key: ${key}\r\n`).join('') +
+            `content-length: ${body.length}\r\n\r\n${body}`,
+        ).answer();
+      const twice = parse(await sent('key-alpha', 'key-alpha'));
+      expect(twice.statusLine).toBe('HTTP/1.1 200 OK');
+      expect(twice.body).toEqual({ data: { __typename: 'Query' } });
+      const different = parse(await sent('key-alpha', 'key-beta'));
+      expect(different.statusLine).toBe('HTTP/1.1 401 Unauthorized');
+      expect(different.body).toEqual({
+        errors: [{ message: 'Send one API key: the x-api-key header holds different values.', extensions: { code: 'UNAUTHENTICATED' } }],
+      });
+    } finally {
+      await server.close();
     }
   });
 
