@@ -313,14 +313,17 @@ describe('JWT callers', () => {
     }
   });
 
-  it('asks the JWKS again once its copy is older than its maximum age', async () => {
+  it('asks the JWKS again once its copy is older than its maximum age, once, among unknown keys too', async () => {
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     try {
       const yoga = yogaFor(jwtOnly());
       const before = jwksFetches;
       expect((await askYoga(yoga, bearer(token()))).caller).toMatchObject({ id: 'jwt:alice' });
       vi.setSystemTime(Date.now() + JWKS_CACHE.maxAgeMs);
-      expect((await askYoga(yoga, bearer(token()))).caller).toMatchObject({ id: 'jwt:alice' });
+      const unknownKey = (i: number) => askYoga(yoga, bearer(token({}, { kid: `aged-${i}` })));
+      const [first, known, second] = await Promise.all([unknownKey(1), askYoga(yoga, bearer(token())), unknownKey(2)]);
+      expect(known.caller).toMatchObject({ id: 'jwt:alice' });
+      expect([first, second]).toEqual([refused('The token is signed by an unknown key.'), refused('The token is signed by an unknown key.')]);
       expect(jwksFetches - before).toBe(2);
     } finally {
       vi.useRealTimers();
