@@ -3,6 +3,7 @@
  * root `@skip`/`@include` refused, everything else as graphql 16's SingleFieldSubscriptionsRule
  * decides. Over every transport of the gateway: test/live/subscription-root-directives.test.ts.
  */
+import { parse, SingleFieldSubscriptionsRule, validate } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useSingleFieldSubscriptions } from '../../src/plugins/subscription-root-directives.js';
@@ -73,5 +74,10 @@ describe('the single root field of a subscription', () => {
   it('leaves fragment cycles to their own rule', async () => {
     const errors = await errorsOf('subscription { ...F } fragment F on Subscription { ...F }');
     expect(errors?.map((e) => e.message)).toEqual(['Cannot spread fragment "F" within itself.']);
+  });
+
+  it("is needed while graphql's own rule lets root @skip through (graphql 16; graphql 17's refuses it)", () => {
+    const document = parse('subscription { tick @skip(if: false) { n } }');
+    expect(validate(schema, document, [SingleFieldSubscriptionsRule])).toEqual([]);
   });
 });
