@@ -1,12 +1,14 @@
 /**
  * Caller authentication for every GraphQL operation: an API key (`x-api-key`, compared in
- * constant time) or a JWT verified against a JWKS by @graphql-yoga/plugin-jwt. Runs before the
- * request is parsed, so a rejected caller never reaches an upstream. GraphiQL's page, /healthz,
- * /readyz and /metrics are not GraphQL operations and need no key.
+ * constant time) or a JWT verified by @graphql-yoga/plugin-jwt with a key from a JWKS, which
+ * jose's remote key set fetches and caches. Runs before the request is parsed, so a rejected
+ * caller never reaches an upstream. GraphiQL's page, /healthz, /readyz and /metrics are not
+ * GraphQL operations and need no key.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { createRemoteJwksSigningKeyProvider, useJWT } from '@graphql-yoga/plugin-jwt';
+import { useJWT } from '@graphql-yoga/plugin-jwt';
+import { createRemoteJWKSet, errors as joseErrors } from 'jose';
 import { ANONYMOUS, type Caller, type RequestState } from '../context.js';
 import type { Logger } from '../logger.js';
 import { currentRequestId } from './request-id.js';
@@ -33,6 +35,16 @@ function matchApiKey(keys: readonly Buffer[], given: string): number {
   return match;
 }
 
+/**
+ * The key of an x-api-key header, which Node joins with ", " when it is sent more than once (as
+ * proxies may do): one value however often repeated; undefined for different values. A key never
+ * holds a comma (GATEWAY_API_KEYS is split on them).
+ */
+function oneApiKey(header: string): string | undefined {
+  const values = new Set(header.split(',').map((value) => value.trim()));
+  return values.size === 1 ? [...values][0] : undefined;
+}
+
 /** A 401 with the challenge that names both ways in. */
 export const unauthenticated = (message: string) =>
   createGraphQLError(message, {
@@ -56,7 +68,7 @@ export function bearerToken(request: Request): string | undefined {
   return match ? (match[1] ?? '') : undefined;
 }
 
-type DecodedJwt = { header: { kid?: unknown }; payload: { exp?: unknown } };
+type DecodedJwt = { header: { alg?: unknown; kid?: unknown }; payload: { exp?: unknown } };
 
 /** Header and payload of a structurally valid JWT, unverified; undefined for anything else. */
 function decodeJwt(token: string): DecodedJwt | undefined {
@@ -72,9 +84,21 @@ function decodeJwt(token: string): DecodedJwt | undefined {
   return undefined;
 }
 
-/** jwks-rsa's answer to a `kid` its JWKS does not have (or to asking again too often). */
+/** Signature algorithms a caller JWT may use: asymmetric only, so a public key never serves as a secret. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'] as const;
+const isAccepted = (alg: unknown): alg is (typeof ALGORITHMS)[number] => (ALGORITHMS as readonly unknown[]).includes(alg);
+
+/**
+ * The JWKS is fetched again when its copy is this old, or sooner for a key id it lacks, but at
+ * most once per cooldown (jose's defaults): junk key ids cannot lock out a newly published key.
+ */
+export const JWKS_CACHE = { maxAgeMs: 10 * 60_000, cooldownMs: 30_000 } as const;
+
+/** jose's answer to a token whose key the JWKS (fetched again if the cooldown allows) does not hold. */
 const isUnknownKey = (error: unknown) =>
-  error instanceof Error && (error.name === 'SigningKeyNotFoundError' || error.name === 'JwksRateLimitError');
+  error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys;
+
+type KeyCallback = (error: Error | null, key?: KeyObject) => void;
 
 export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   const keys = options.apiKeys.map(digest);
@@ -82,7 +106,18 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   const plugins: Plugin[] = [];
   if (options.jwt) {
     const jwt = options.jwt;
-    const signingKey = createRemoteJwksSigningKeyProvider({ jwksUri: jwt.jwksUrl, cache: true, rateLimit: true });
+    const jwks = createRemoteJWKSet(new URL(jwt.jwksUrl), {
+      cacheMaxAge: JWKS_CACHE.maxAgeMs,
+      cooldownDuration: JWKS_CACHE.cooldownMs,
+    });
+    // useJWT hands its provider's answer to jsonwebtoken.verify, which also takes a function of the
+    // token's header: the key is then chosen by the header's alg and kid, as jose selects it.
+    const keyForHeader = (header: { alg?: string; kid?: string }, done: KeyCallback) => {
+      jwks(header).then(
+        (key) => done(null, key as KeyObject),
+        (error: Error) => done(error),
+      );
+    };
     const refuse = (reason: string, message: string): never => {
       options.log?.warn({ requestId: currentRequestId(), reason }, 'caller JWT refused');
       throw unauthenticated(message);
@@ -98,17 +133,26 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
           if (jwt.requireExp !== false && typeof decoded.payload.exp !== 'number') {
             refuse('no exp claim', 'The token has no expiry (exp).');
           }
+          const { alg, kid } = decoded.header;
+          if (!isAccepted(alg)) {
+            return refuse('algorithm not accepted', 'The token is signed with an algorithm the gateway does not accept.');
+          }
+          // jose would read a kid that is no string as no kid at all.
+          if (kid !== undefined && typeof kid !== 'string') {
+            return refuse('unknown signing key', 'The token is signed by an unknown key.');
+          }
           try {
-            // The key useJWT asks for next: a kid that is no string names no key, and is refused here too.
-            await signingKey(decoded.header.kid as string | undefined);
+            // The key useJWT verifies with next, fetched (or refused) here so that a refusal is a 401.
+            await jwks({ alg, kid });
           } catch (error) {
-            // An unreachable JWKS is the gateway's problem, not the caller's: useJWT reports it.
             if (isUnknownKey(error)) refuse('unknown signing key', 'The token is signed by an unknown key.');
+            // An unreachable or broken JWKS is the gateway's problem, not the caller's.
+            throw new Error('The JWKS could not be read.', { cause: error });
           }
         },
       },
       useJWT({
-        signingKeyProviders: [signingKey],
+        signingKeyProviders: [() => keyForHeader as unknown as string],
         tokenLookupLocations: [
           ({ request }) => {
             const token = request ? bearerToken(request) : undefined;
@@ -116,7 +160,7 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
           },
         ],
         tokenVerification: {
-          algorithms: ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'],
+          algorithms: [...ALGORITHMS],
           ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
           ...(jwt.audience ? { audience: jwt.audience } : {}),
         },
@@ -128,8 +172,10 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   }
   const admitCaller: Plugin<object, RequestState & { [JWT_FIELD]?: { payload?: { sub?: unknown; exp?: unknown } } }> = {
     onRequestParse({ request, serverContext }) {
-      const apiKey = request.headers.get('x-api-key');
-      if (apiKey !== null && keys.length > 0) {
+      const header = request.headers.get('x-api-key');
+      if (header !== null && keys.length > 0) {
+        const apiKey = oneApiKey(header);
+        if (apiKey === undefined) throw unauthenticated('Send one API key: the x-api-key header holds different values.');
         const index = matchApiKey(keys, apiKey);
         if (index < 0) throw unauthenticated('The API key is not valid.');
         serverContext.caller = { id: `api-key:${index}` };

@@ -10,6 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useAuditRowLimits } from './audit-row-budget.js';
 import { useFieldMergeLimit } from './field-merging.js';
 import { useNestingLimit } from './nesting-limit.js';
+import { useSingleFieldSubscriptions } from './subscription-root-directives.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
@@ -60,7 +61,8 @@ const asValidationError = {
 export function useOperationLimits(options: { largeOperationConcurrency: number }): Plugin[] {
   const armor = new EnvelopArmor({
     maxDepth: { n: operationLimits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...asValidationError },
-    maxAliases: { n: operationLimits.maxAliases, ...asValidationError },
+    // Every alias counts, those of `__typename` too (armor leaves them out by default): each is a key of the answer.
+    maxAliases: { n: operationLimits.maxAliases, allowList: [], ...asValidationError },
     // Counted while parsing: its rejection is a parse failure.
     maxTokens: { n: operationLimits.maxTokens },
     maxDirectives: { n: operationLimits.maxDirectives, ...asValidationError },
@@ -77,6 +79,7 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
   });
   return [
     useKnownOperationTypes(),
+    useSingleFieldSubscriptions(),
     ...(armor.protect().plugins as Plugin[]),
     // After armor: it wraps the token-limited parse function armor sets.
     useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),

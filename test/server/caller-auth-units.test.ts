@@ -2,17 +2,18 @@
  * Caller authentication (src/plugins/caller-auth.ts) in a Yoga of its own, made inside each test
  * (a plugin made while the file is collected would be made before a mutant is active): API keys,
  * the bearer header, the JWT checks made before useJWT, the algorithms and claims verified, and
- * the caller each request is admitted as. A JWKS on loopback serves an RSA and two EC keys.
+ * the caller each request is admitted as, and when the JWKS is fetched. A JWKS on loopback serves
+ * two RSA and two EC keys.
  * Through the whole gateway: caller-auth.test.ts.
  */
 import { constants, createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestState } from '../../src/context.js';
 import type { Logger } from '../../src/logger.js';
-import { bearerToken, callerOf, useCallerAuth, type CallerAuthOptions } from '../../src/plugins/caller-auth.js';
+import { bearerToken, callerOf, JWKS_CACHE, useCallerAuth, type CallerAuthOptions } from '../../src/plugins/caller-auth.js';
 import { useRequestId } from '../../src/plugins/request-id.js';
 
 const schema = createSchema({
@@ -24,6 +25,8 @@ const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec256 = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const ec384 = generateKeyPairSync('ec', { namedCurve: 'P-384' });
 const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+/** A second RSA key, as during a rotation: a token without kid does not say which of the two it means. */
+const stillPublished = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = (key: KeyObject, kid: string) => ({ ...(key.export({ format: 'jwk' }) as object), kid, use: 'sig' });
 
 let jwksFetches = 0;
@@ -33,7 +36,8 @@ beforeAll(async () => {
   server = createServer((_req, res) => {
     jwksFetches++;
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk(rsa.publicKey, 'rsa'), jwk(ec256.publicKey, 'ec256'), jwk(ec384.publicKey, 'ec384')] }));
+    const keys = [jwk(rsa.publicKey, 'rsa'), jwk(stillPublished.publicKey, 'rsa-previous'), jwk(ec256.publicKey, 'ec256'), jwk(ec384.publicKey, 'ec384')];
+    res.end(JSON.stringify({ keys }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
@@ -108,6 +112,25 @@ describe('API keys', () => {
 
   it.each([['key-alph'], ['key-alpha-and-more'], ['KEY-ALPHA'], ['']])('refuses the key %j with 401 and a challenge', async (key) => {
     expect(await ask(keys, { 'x-api-key': key })).toEqual(refused('The API key is not valid.'));
+  });
+
+  it('admits a key sent more than once, as the key', async () => {
+    for (const sent of [['key-beta', 'key-beta'], ['key-beta', 'key-beta', 'key-beta']]) {
+      const headers = new Headers();
+      for (const value of sent) headers.append('x-api-key', value);
+      expect(await ask(keys, Object.fromEntries(headers))).toEqual(admitted({ id: 'api-key:1' }));
+    }
+    expect(await ask(keys, { 'x-api-key': 'key-alpha,key-alpha' })).toEqual(admitted({ id: 'api-key:0' }));
+  });
+
+  it.each([
+    ['two valid keys', 'key-alpha, key-beta'],
+    ['a valid key and a wrong one', 'key-alpha, nope'],
+    ['a valid key and an empty one', 'key-alpha, '],
+  ])('refuses %s in one request with 401: one key only', async (_case, header) => {
+    expect(await ask({ ...keys, allowAnonymous: true }, { 'x-api-key': header })).toEqual(
+      refused('Send one API key: the x-api-key header holds different values.'),
+    );
   });
 
   it('refuses a wrong key even when anonymous callers are let in', async () => {
@@ -244,9 +267,23 @@ describe('JWT callers', () => {
   it.each([
     ['a kid the JWKS does not have', { kid: 'retired' }],
     ['a kid that is a number', { kid: 7 }],
-    ['no kid, where the JWKS holds several keys', { kid: undefined }],
+    ['no kid, where the JWKS holds several keys of its type', { kid: undefined }],
   ])('refuses a token with %s as signed by an unknown key', async (_case, header) => {
     expect(await ask(jwtOnly(), bearer(token({}, header)))).toEqual(refused('The token is signed by an unknown key.'));
+  });
+
+  it('admits a token without kid, where the JWKS holds one key of its type', async () => {
+    const exp = now() + 60;
+    expect(await ask(jwtOnly(), bearer(token({ exp }, { kid: undefined }, 'ES384')))).toEqual(admitted({ id: 'jwt:alice', expiresAt: exp * 1000 }));
+  });
+
+  it.each([
+    ['none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'mallory', exp: now() + 60 })}.`],
+    ['no alg', `${b64({ typ: 'JWT', kid: 'rsa' })}.${b64({ sub: 'mallory', exp: now() + 60 })}.c2ln`],
+  ])('refuses a token with alg %s, also where anonymous callers are let in', async (_case, value) => {
+    expect(await ask(jwtOnly({}, true), bearer(value))).toEqual(
+      refused('The token is signed with an algorithm the gateway does not accept.'),
+    );
   });
 
   it('asks the JWKS once for many tokens signed by a key it holds', async () => {
@@ -256,13 +293,41 @@ describe('JWT callers', () => {
     expect(jwksFetches - before).toBe(1);
   });
 
-  it('asks the JWKS at most ten times a minute for unknown keys, and keeps refusing them with 401', async () => {
-    const yoga = yogaFor(jwtOnly());
-    const before = jwksFetches;
-    for (let i = 0; i < 14; i++) {
-      expect(await askYoga(yoga, bearer(token({}, { kid: `unknown-${i}` })))).toEqual(refused('The token is signed by an unknown key.'));
+  it('asks the JWKS again at most once per cooldown for keys it does not hold, however many arrive at once', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      const yoga = yogaFor(jwtOnly());
+      const before = jwksFetches;
+      const unknownKeys = () =>
+        Promise.all(Array.from({ length: 30 }, (_, i) => askYoga(yoga, bearer(token({}, { kid: `unknown-${i}` })))));
+      expect((await askYoga(yoga, bearer(token()))).caller).toMatchObject({ id: 'jwt:alice' });
+      for (const answer of await unknownKeys()) expect(answer).toEqual(refused('The token is signed by an unknown key.'));
+      expect(jwksFetches - before).toBe(1);
+      vi.setSystemTime(Date.now() + JWKS_CACHE.cooldownMs);
+      for (const answer of await unknownKeys()) expect(answer).toEqual(refused('The token is signed by an unknown key.'));
+      expect(jwksFetches - before).toBe(2);
+      expect((await askYoga(yoga, bearer(token()))).caller).toMatchObject({ id: 'jwt:alice' });
+      expect(jwksFetches - before).toBe(2);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(jwksFetches - before).toBe(10);
+  });
+
+  it('asks the JWKS again once its copy is older than its maximum age, once, among unknown keys too', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      const yoga = yogaFor(jwtOnly());
+      const before = jwksFetches;
+      expect((await askYoga(yoga, bearer(token()))).caller).toMatchObject({ id: 'jwt:alice' });
+      vi.setSystemTime(Date.now() + JWKS_CACHE.maxAgeMs);
+      const unknownKey = (i: number) => askYoga(yoga, bearer(token({}, { kid: `aged-${i}` })));
+      const [first, known, second] = await Promise.all([unknownKey(1), askYoga(yoga, bearer(token())), unknownKey(2)]);
+      expect(known.caller).toMatchObject({ id: 'jwt:alice' });
+      expect([first, second]).toEqual([refused('The token is signed by an unknown key.'), refused('The token is signed by an unknown key.')]);
+      expect(jwksFetches - before).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('does not blame the caller for a JWKS that cannot be reached', async () => {
@@ -295,6 +360,7 @@ describe('JWT callers', () => {
       ['abc', 'not a JWT'],
       [token({ exp: undefined }), 'no exp claim'],
       [token({}, { kid: 'retired' }), 'unknown signing key'],
+      [`${b64({ alg: 'HS256' })}.${b64({ exp: now() + 60 })}.c2ln`, 'algorithm not accepted'],
     ];
     for (const [value, reason] of cases) {
       lines.length = 0;

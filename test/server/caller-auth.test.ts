@@ -1,7 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JWKS_CACHE } from '../../src/plugins/caller-auth.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { TestIssuer } from '../helpers/jwt-issuer.js';
+import { listen } from '../helpers/listen.js';
+import { parse, RawClient } from '../helpers/raw-http.js';
 
 const QUERY = '{ auditEvents(first: 1) { edges { cursor } } }';
 const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
@@ -49,6 +52,31 @@ describe('API keys', () => {
       const result = await gateway.execute(QUERY, undefined, { 'x-api-key': key });
       expect(result.errors).toBeUndefined();
       expect(result.data.auditEvents.edges).toHaveLength(1);
+    }
+  });
+
+  it('reads an x-api-key header sent twice as one key if the values are the same, and refuses different ones', async () => {
+    const server = await listen(gateway.yoga);
+    try {
+      const port = Number(new URL(server.url).port);
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const sent = (...keys: string[]) =>
+        new RawClient(
+          port,
+          `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nconnection: close\r\n` +
+            keys.map((key) => `x-api-key: ${key}\r\n`).join('') +
+            `content-length: ${body.length}\r\n\r\n${body}`,
+        ).answer();
+      const twice = parse(await sent('key-alpha', 'key-alpha'));
+      expect(twice.statusLine).toBe('HTTP/1.1 200 OK');
+      expect(twice.body).toEqual({ data: { __typename: 'Query' } });
+      const different = parse(await sent('key-alpha', 'key-beta'));
+      expect(different.statusLine).toBe('HTTP/1.1 401 Unauthorized');
+      expect(different.body).toEqual({
+        errors: [{ message: 'Send one API key: the x-api-key header holds different values.', extensions: { code: 'UNAUTHENTICATED' } }],
+      });
+    } finally {
+      await server.close();
     }
   });
 
@@ -181,5 +209,64 @@ describe('JWT callers (JWKS)', () => {
       body: JSON.stringify({ query: QUERY }),
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('JWT callers while tokens with junk key ids flood in', () => {
+  const issuer = new TestIssuer();
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    await issuer.start();
+    gateway = await startTestGateway({ env: { GATEWAY_ALLOW_ANONYMOUS: 'false', GATEWAY_JWT_JWKS_URL: issuer.url } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await issuer.close();
+  });
+  // The clock jose's cooldown reads is moved by hand: no test waits for it.
+  afterEach(() => vi.useRealTimers());
+
+  const status = async (token: string) => {
+    const response = await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    const body = (await response.json()) as any;
+    return { status: response.status, message: body.errors?.[0]?.message as string | undefined };
+  };
+  const flood = (count: number) =>
+    Promise.all(Array.from({ length: count }, () => status(issuer.token({ sub: 'mallory' }, undefined, { kid: randomUUID() }))));
+  const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
+
+  it('refetches the JWKS at most once per cooldown, keeps admitting cached keys, and accepts a newly published key', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const cached = () => status(issuer.token({ sub: 'alice' }));
+    expect(await cached()).toEqual({ status: 200, message: undefined });
+    const fetched = issuer.fetches;
+    const before = gateway.logs().length;
+
+    for (const answer of await flood(30)) expect(answer).toEqual({ status: 401, message: 'The token is signed by an unknown key.' });
+    expect(await cached()).toEqual({ status: 200, message: undefined });
+    expect(issuer.fetches).toBe(fetched);
+
+    later(JWKS_CACHE.cooldownMs);
+    const [junk, ofCachedKey] = await Promise.all([flood(30), cached()]);
+    expect(junk.every((answer) => answer.status === 401)).toBe(true);
+    expect(ofCachedKey.status).toBe(200);
+    expect(issuer.fetches).toBe(fetched + 1);
+
+    // Published after the last fetch: unknown until the cooldown allows the next one, whatever the flood.
+    const rotated = issuer.publishKey('rotated-in');
+    const ofNewKey = () => status(issuer.token({ sub: 'bob' }, rotated, { kid: 'rotated-in' }));
+    expect((await ofNewKey()).status).toBe(401);
+    await flood(30);
+    later(JWKS_CACHE.cooldownMs);
+    const [, accepted] = await Promise.all([flood(30), ofNewKey(), flood(30)]);
+    expect(accepted).toEqual({ status: 200, message: undefined });
+    expect(issuer.fetches).toBe(fetched + 2);
+
+    const written = gateway.logs().slice(before);
+    expect(written.filter((l) => (l.level as number) >= 50)).toEqual([]);
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * `@skip` and `@include` on a subscription's root selection are a validation error, as the GraphQL
+ * specification's "Single root field" rule says since its October 2021 edition and graphql 17's
+ * SingleFieldSubscriptionsRule checks. graphql 16's rule evaluates them without variables instead:
+ * it throws out of validation when one names a variable, and execution later fails with a
+ * TypeError when none does; both were answered as unexpected errors.
+ */
+import {
+  GraphQLError,
+  Kind,
+  SingleFieldSubscriptionsRule,
+  type ASTVisitor,
+  type DirectiveNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+const CONDITIONS = new Set(['skip', 'include']);
+
+/** The `@skip`/`@include` directives of a root selection set, fragments spread into it included. */
+function rootConditions(context: ValidationContext, selectionSet: SelectionSetNode, seen: Set<string>): DirectiveNode[] {
+  const found: DirectiveNode[] = [];
+  for (const selection of selectionSet.selections) {
+    found.push(...(selection.directives ?? []).filter((directive) => CONDITIONS.has(directive.name.value)));
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      found.push(...rootConditions(context, selection.selectionSet, seen));
+    } else if (selection.kind === Kind.FRAGMENT_SPREAD && !seen.has(selection.name.value)) {
+      // Each fragment once: a cycle of spreads is NoFragmentCyclesRule's to report.
+      seen.add(selection.name.value);
+      const fragment = context.getFragment(selection.name.value);
+      if (fragment) found.push(...rootConditions(context, fragment.selectionSet, seen));
+    }
+  }
+  return found;
+}
+
+/** graphql 16's SingleFieldSubscriptionsRule, run only on operations free of root `@skip`/`@include`, as graphql 17 does. */
+export function singleFieldSubscriptionsRule(context: ValidationContext): ASTVisitor {
+  const graphql16 = SingleFieldSubscriptionsRule(context) as { OperationDefinition: (node: OperationDefinitionNode) => void };
+  return {
+    OperationDefinition(node) {
+      if (node.operation !== 'subscription') return;
+      const directives = rootConditions(context, node.selectionSet, new Set());
+      if (directives.length === 0) return graphql16.OperationDefinition(node);
+      const subject = node.name ? `Subscription "${node.name.value}"` : 'Anonymous Subscription';
+      context.reportError(
+        new GraphQLError(`${subject} must not use \`@skip\` or \`@include\` directives in the top level selection.`, {
+          nodes: directives,
+        }),
+      );
+    },
+  };
+}
+
+/** Puts the rule in graphql 16's place among the rules Yoga's engine added, so that one never runs. */
+export function useSingleFieldSubscriptions(): Plugin {
+  return {
+    onValidate({ params, addValidationRule }) {
+      const rules = params.rules as ValidationRule[] | undefined;
+      const index = rules?.indexOf(SingleFieldSubscriptionsRule) ?? -1;
+      if (rules && index >= 0) rules[index] = singleFieldSubscriptionsRule;
+      else addValidationRule(singleFieldSubscriptionsRule);
+    },
+  };
+}
