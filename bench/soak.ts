@@ -7,6 +7,7 @@
  * (requests/s, default 20), --subscribers S (per filter, default 10).
  */
 import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
@@ -14,7 +15,7 @@ import { controlAt, PHASES, runSchedule } from './soak-faults.js';
 import { createLive } from './soak-live.js';
 import { createTraffic, newTally } from './soak-traffic.js';
 import { brokenPromises, DEFAULT_LIMITS, trendOf, type Sample } from './soak-verdict.js';
-import { buildGateway, ensureDir, memoryOf, RESULTS, startGateway, startSimulatorProcess, type SimulatorChild } from './processes.js';
+import { buildGateway, cpuMsOf, ensureDir, memoryOf, RESULTS, startGateway, startSimulatorProcess, type SimulatorChild } from './processes.js';
 
 const { values } = parseArgs({
   options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '10' } },
@@ -71,6 +72,9 @@ const gateway = await startGateway({
   },
 });
 startedAt = Date.now();
+const cpuAtStart = cpuMsOf(gateway.pid) ?? 0;
+const ownCpuAtStart = process.cpuUsage();
+const loadAtStart = loadavg()[0]!;
 log(`gateway ${gateway.url} (pid ${gateway.pid}), simulator ${simulator.url}; ${minutes} min, ${rate} requests/s, ${PHASES.length} fault phases of ${(phaseMs / 1000).toFixed(0)} s`);
 
 // Memory and /healthz, sampled for the whole run.
@@ -176,6 +180,10 @@ await runSchedule(
 clearInterval(ticker);
 // The trend is that of the process under load; what follows is the drain.
 const underLoad = rss.length;
+const gatewayCpuShare = ((cpuMsOf(gateway.pid) ?? 0) - cpuAtStart) / (Date.now() - startedAt);
+const ownCpu = process.cpuUsage(ownCpuAtStart);
+const soakCpuShare = (ownCpu.user + ownCpu.system) / 1000 / (Date.now() - startedAt);
+const loadAtEnd = loadavg()[0]!;
 await control('clear-faults');
 await control('latency', { ms: 0 });
 log(`traffic stopped; waiting for ${pending.size} requests in flight`);
@@ -236,6 +244,7 @@ const report = {
     rssAfterDrainMB: rssAfterDrain,
     heapUsedMB: heapTrend,
   },
+  machine: { cores: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd, gatewayCpuShareOfACore: gatewayCpuShare, soakCpuShareOfACore: soakCpuShare },
   healthz: { probes: healthz.length, failures: healthzFailures, p50Ms: percentile(healthz, 50), p99Ms: percentile(healthz, 99), maxMs: healthz.at(-1) },
   live: { ...liveFigures, ...live.tally, simulatorRestarts: restarts },
   logLines: { byLevel: logLevels, warnAndAbove: Object.fromEntries(Object.entries(logMessages).sort((a, b) => b[1] - a[1]).slice(0, 25)) },
@@ -259,6 +268,7 @@ const lines = [
   `live: ${liveFigures.subscribers} subscribers, ${liveFigures.inserted} records inserted, ${liveFigures.delivered} delivered, ${liveFigures.duplicated} duplicated, ${liveFigures.missing} missing, ${liveFigures.foreign} outside the filter` +
     ` (${live.tally.resumes} resumes, ${live.tally.abruptEnds} abrupt ends, ${liveFigures.lostUpstream} lost with a simulator restart); stream endings: ${JSON.stringify(live.tally.endings)}`,
   `log lines: ${JSON.stringify(logLevels)}`,
+  `machine: ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; the gateway used ${(gatewayCpuShare * 100).toFixed(0)} % of a core under load, the soak itself ${(soakCpuShare * 100).toFixed(0)} %`,
   `longest request: ${(tally.longestMs / 1000).toFixed(1)} s (${tally.longestKind}); deadline ${REQUEST_TIMEOUT_MS / 1000} s`,
   `figures: ${path}`,
   broken.length === 0 ? 'PASS: every promise kept' : `FAIL:\n  ${broken.join('\n  ')}`,
