@@ -66,7 +66,9 @@ interface LedgerEntry {
 function codesOf(error: unknown): string[] {
   if (Array.isArray(error)) return error.map((e: { extensions?: { code?: unknown } }) => (typeof e.extensions?.code === 'string' ? e.extensions.code : '(no code)'));
   if (error && typeof error === 'object' && 'code' in error && typeof (error as { code: unknown }).code === 'number') return [`close ${(error as { code: number }).code}`];
-  return [`transport: ${error instanceof Error ? error.message.slice(0, 60) : String(error).slice(0, 60)}`];
+  if (!(error instanceof Error)) return [`transport: ${String(error).slice(0, 60)}`];
+  const cause = (error.cause as { code?: unknown } | undefined)?.code;
+  return [`transport: ${error.message.slice(0, 60)}${typeof cause === 'string' ? ` (${cause})` : ''}`];
 }
 
 export interface LiveOptions {
