@@ -87,13 +87,13 @@ export interface SimulatorChild extends Child {
   readonly startedAt: number;
 }
 
-export async function startSimulatorProcess(seed: number): Promise<SimulatorChild> {
+export async function startSimulatorProcess(seed: number, port = 0): Promise<SimulatorChild> {
   let ready: (value: { url: string; startedAt: number }) => void;
   const announced = new Promise<{ url: string; startedAt: number }>((resolve) => (ready = resolve));
   const child = startChild(
     'simulator',
     ['--import', 'tsx', 'bench/simulator-process.ts'],
-    { PATH: process.env.PATH ?? '', BENCH_SIMULATOR_SEED: String(seed), NODE_ENV: 'production' },
+    { PATH: process.env.PATH ?? '', BENCH_SIMULATOR_SEED: String(seed), BENCH_SIMULATOR_PORT: String(port), NODE_ENV: 'production' },
     (line) => {
       if (line.startsWith('{')) ready(JSON.parse(line) as { url: string; startedAt: number });
     },
@@ -150,6 +150,8 @@ export interface GatewayOptions {
   readonly nodeArgs?: readonly string[];
   /** Another compiled entry point (an earlier commit's build, for --ab). */
   readonly entry?: string;
+  /** Each line the gateway writes to stdout (its JSON log lines). */
+  readonly onLine?: (line: string) => void;
 }
 
 export interface GatewayChild extends Child {
@@ -206,7 +208,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayChil
     LOG_LEVEL: 'warn',
     SHUTDOWN_GRACE_MS: '5000',
     ...options.env,
-  });
+  }, options.onLine);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

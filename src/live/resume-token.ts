@@ -4,10 +4,13 @@
  * time the new stream may deliver, when it was issued, and the digests of the records delivered
  * within the settle time before it (those a re-read of that time would otherwise repeat).
  * Binary, base64url: opaque to clients, a few hundred bytes in steady use, bounded by MAX_ENTRIES.
- * Tokens are not signed, so anyone can write one: a decoded token is refused unless it is one the
- * gateway could have issued (its times in order, its filter spelled as the gateway spells it), and
- * the hub gives its filter and floor the checks the arguments get.
+ * A CRC-32 at the end (src/checksum.ts) refuses a token cut short or altered, which could otherwise
+ * read as another filter's or with other digests. Tokens are not signed, so anyone can write one:
+ * a decoded token is refused unless it is one the gateway could have issued (its times in order,
+ * its filter spelled as the gateway spells it), and the hub gives its filter and floor the checks
+ * the arguments get.
  */
+import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../checksum.js';
 import { BadUserInputError } from '../errors.js';
 import { DIGEST_BYTES } from './records.js';
 
@@ -16,7 +19,7 @@ export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
 export const MAX_ENTRIES = 128;
 /** How far a token's issue time may be ahead of this instance's clock: tokens move between instances. */
 const CLOCK_SKEW_MS = 60_000;
-const VERSION = 1;
+const VERSION = 2;
 const MAX_TOKEN_CHARS = 8192;
 const ENTRY_BYTES = DIGEST_BYTES + 4;
 
@@ -51,7 +54,7 @@ export function encodeResumeToken(input: ResumePoint): string {
   const point = boundedPoint(input);
   // Stryker disable next-line StringLiteral: Buffer's default encoding is utf8
   const filter = Buffer.from(point.filterKey, 'utf8');
-  const buffer = Buffer.alloc(1 + 24 + 2 + filter.length + 2 + point.delivered.length * ENTRY_BYTES);
+  const buffer = Buffer.alloc(1 + 24 + 2 + filter.length + 2 + point.delivered.length * ENTRY_BYTES + CHECKSUM_BYTES);
   let at = buffer.writeUInt8(VERSION, 0);
   at = buffer.writeDoubleBE(point.newest, at);
   at = buffer.writeDoubleBE(point.floor, at);
@@ -63,6 +66,7 @@ export function encodeResumeToken(input: ResumePoint): string {
     at += Buffer.from(entry.digest, 'base64url').copy(buffer, at);
     at = buffer.writeUInt32BE(Math.min(0xffffffff, Math.max(0, point.newest - entry.timestamp)), at);
   }
+  writeChecksum(buffer, at);
   return buffer.toString('base64url');
 }
 
@@ -87,7 +91,11 @@ export const malformedToken = () => new BadUserInputError('resumeAfter is not a 
 
 function decode(token: string): ResumePoint {
   if (token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformedToken();
-  const buffer = Buffer.from(token, 'base64url');
+  const text = Buffer.from(token, 'base64url');
+  // The last character's spare bits admit other spellings of the same bytes: only ours is one.
+  if (text.toString('base64url') !== token) throw malformedToken();
+  const buffer = checkedPayload(text);
+  if (!buffer) throw malformedToken();
   const need = (bytes: number, at: number) => {
     if (at + bytes > buffer.length) throw malformedToken();
   };

@@ -1,11 +1,21 @@
 /** resumeAfter tokens: round trip, expiry, bounded size, and hostile input refused as BAD_USER_INPUT. */
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/errors.js';
 import { digestOf, filterKey } from '../../src/live/records.js';
 import { decodeResumeToken, encodeResumeToken, MAX_ENTRIES, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
+import { cutsAndChanges } from '../helpers/text-variants.js';
 
 const now = Date.UTC(2026, 10, 22, 12, 0, 0);
 const key = filterKey({ objectType: 'LOGIN', action: undefined });
+/** A token's bytes before its checksum: what a forger edits. */
+const payloadOf = (token: string) => Buffer.from(Buffer.from(token, 'base64url').subarray(0, -4));
+/** Bytes sealed with their CRC-32 as the gateway seals them: forged, but not garbled. */
+function sealed(payload: Buffer): string {
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32BE(crc32(payload));
+  return Buffer.concat([payload, checksum]).toString('base64url');
+}
 const entries = (count: number) =>
   Array.from({ length: count }, (_, i) => ({ digest: digestOf(`uuid-${i}`), timestamp: now - 1000 + i }));
 
@@ -33,7 +43,7 @@ describe('resume tokens', () => {
   it('refuse anything else as BAD_USER_INPUT, never another error', () => {
     const valid = encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: entries(2) });
     expect(() => decodeResumeToken(valid, now)).not.toThrow();
-    const bytes = Buffer.from(valid, 'base64url');
+    const bytes = payloadOf(valid);
     const wrongVersion = Buffer.from(bytes);
     wrongVersion[0] = 9;
     const badFilter = Buffer.from(bytes);
@@ -44,14 +54,37 @@ describe('resume tokens', () => {
       'not a token!',
       valid.slice(0, 20),
       `${valid}AAAA`,
-      wrongVersion.toString('base64url'),
-      badFilter.toString('base64url'),
+      sealed(wrongVersion),
+      sealed(badFilter),
       Buffer.alloc(40, 0xff).toString('base64url'),
       // Cut short right after the filter, and within the count of entries.
-      bytes.subarray(0, 27 + key.length).toString('base64url'),
-      bytes.subarray(0, 27 + key.length + 1).toString('base64url'),
+      sealed(bytes.subarray(0, 27 + key.length)),
+      sealed(bytes.subarray(0, 27 + key.length + 1)),
     ];
     for (const token of hostile) expect(() => decodeResumeToken(token, now), token.slice(0, 30)).toThrow(BadUserInputError);
+  });
+
+  it('refuse every cut and every one-character change of an issued token, which could read as another filter or other records', () => {
+    for (const filter of [key, filterKey({ objectType: 'LAUNCH', action: 'CREATE' })]) {
+      const token = encodeResumeToken({ filterKey: filter, newest: now, floor: now - 60_000, issuedAt: now, delivered: entries(2) });
+      expect(decodeResumeToken(token, now).filterKey).toBe(filter);
+      const accepted = cutsAndChanges(token).filter((variant) => {
+        try {
+          decodeResumeToken(variant, now);
+          return true;
+        } catch (error) {
+          expect((error as Error).message).toBe('resumeAfter is not a token this gateway issued.');
+          return false;
+        }
+      });
+      expect(accepted).toEqual([]);
+    }
+  });
+
+  it('grow by the 4 bytes of their checksum only', () => {
+    const token = encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: entries(3) });
+    // Version, three times, the filter's length and bytes, the count, 12 bytes an entry, the checksum.
+    expect(Buffer.from(token, 'base64url')).toHaveLength(1 + 24 + 2 + key.length + 2 + 3 * 12 + 4);
   });
 
   it('refuse times no issued token has, as malformed: the issue ahead of now, positions out of order', () => {
@@ -122,7 +155,7 @@ describe('resume tokens', () => {
   });
 
   it('refuse times that are not whole milliseconds', () => {
-    const bytes = Buffer.from(encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: [] }), 'base64url');
+    const bytes = payloadOf(encodeResumeToken({ filterKey: key, newest: now, floor: now - 60_000, issuedAt: now, delivered: [] }));
     for (const [at, value] of [
       [1, now - 0.5],
       [9, now - 60_000.5],
@@ -130,7 +163,7 @@ describe('resume tokens', () => {
     ] as const) {
       const forged = Buffer.from(bytes);
       forged.writeDoubleBE(value, at);
-      expect(() => decodeResumeToken(forged.toString('base64url'), now), String(at)).toThrow(/not a token this gateway issued/);
+      expect(() => decodeResumeToken(sealed(forged), now), String(at)).toThrow(/not a token this gateway issued/);
     }
   });
 
@@ -142,9 +175,9 @@ describe('resume tokens', () => {
     // 6144 bytes are 8192 characters: the longest token read.
     const withFilterOf = (bytes: number) =>
       encodeResumeToken({ filterKey: JSON.stringify(['x'.repeat(bytes - 9), null]), newest: now, floor: now, issuedAt: now, delivered: [] });
-    expect(withFilterOf(6115)).toHaveLength(8192);
-    expect(decodeResumeToken(withFilterOf(6115), now).filterKey).toHaveLength(6115);
-    expect(() => decodeResumeToken(withFilterOf(6118), now)).toThrow(/not a token this gateway issued/);
+    expect(withFilterOf(6111)).toHaveLength(8192);
+    expect(decodeResumeToken(withFilterOf(6111), now).filterKey).toHaveLength(6111);
+    expect(() => decodeResumeToken(withFilterOf(6114), now)).toThrow(/not a token this gateway issued/);
   });
 
   it('refuse a filter that is not a pair of strings or nulls', () => {
@@ -161,7 +194,7 @@ describe('resume tokens', () => {
 function unboundedToken(point: ResumePoint): string {
   const filter = Buffer.from(point.filterKey);
   const head = Buffer.alloc(27);
-  head.writeUInt8(1, 0);
+  head.writeUInt8(2, 0);
   head.writeDoubleBE(point.newest, 1);
   head.writeDoubleBE(point.floor, 9);
   head.writeDoubleBE(point.issuedAt, 17);
@@ -173,5 +206,5 @@ function unboundedToken(point: ResumePoint): string {
     age.writeUInt32BE(point.newest - entry.timestamp);
     return Buffer.concat([Buffer.from(entry.digest, 'base64url'), age]);
   });
-  return Buffer.concat([head, filter, count, ...entries]).toString('base64url');
+  return sealed(Buffer.concat([head, filter, count, ...entries]));
 }

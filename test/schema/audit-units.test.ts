@@ -1,5 +1,6 @@
 /** The pure parts of auditEvents: cursor codec, argument checks, values readings. */
 import fc from 'fast-check';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/errors.js';
 import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/schema/audit/cursor.js';
@@ -41,10 +42,11 @@ describe('cursor codec', () => {
     expect(at(41)).toBe(encodeCursor({ offset: 41, scope }));
   });
 
-  it('is short: about 20 characters without an objectType, whatever the offset', () => {
+  it('is short: about 26 characters without an objectType, whatever the offset', () => {
     const plain: AuditScope = { ...scope, objectType: null };
-    expect(encodeCursor({ offset: 4999, scope: plain }).length).toBeLessThanOrEqual(22);
-    expect(encodeCursor({ offset: 4999, scope }).length).toBeLessThanOrEqual(30);
+    // 4 bytes of checksum are at most 6 characters over the 20 and 27 of a cursor without one.
+    expect(encodeCursor({ offset: 4999, scope: plain }).length).toBeLessThanOrEqual(26);
+    expect(encodeCursor({ offset: 4999, scope }).length).toBeLessThanOrEqual(33);
   });
 
   it('pins windows at the ends of the DateTime range exactly', () => {
@@ -52,11 +54,15 @@ describe('cursor codec', () => {
     expect(decodeCursor(encodeCursor({ offset: 2 ** 48, scope: wide }), 'after')).toEqual({ offset: 2 ** 48, scope: wide });
   });
 
-  /** A cursor's bytes: version, offset, flags, zigzag from, to - from, pin - to, objectType. */
-  const raw = (...parts: (number | number[] | string)[]) =>
-    Buffer.concat(
+  /** A cursor's bytes: version, offset, flags, zigzag from, to - from, pin - to, objectType, then their CRC-32. */
+  const raw = (...parts: (number | number[] | string)[]) => {
+    const bytes = Buffer.concat(
       parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(Array.isArray(part) ? part : [part]))),
-    ).toString('base64url');
+    );
+    const checksum = Buffer.alloc(4);
+    checksum.writeUInt32BE(crc32(bytes));
+    return Buffer.concat([bytes, checksum]).toString('base64url');
+  };
   const varint = (value: number | bigint) => {
     const bytes: number[] = [];
     let rest = BigInt(value);
@@ -71,7 +77,7 @@ describe('cursor codec', () => {
   const SPAN = varint(HOUR);
 
   it('reads the bytes it is made of', () => {
-    expect(decodeCursor(raw(2, varint(7), 0x08 | 2, FROM, SPAN, 0, 'LOGIN'), 'after')).toEqual({
+    expect(decodeCursor(raw(3, varint(7), 0x08 | 2, FROM, SPAN, 0, 'LOGIN'), 'after')).toEqual({
       offset: 7,
       scope: { fromMillis: NOW - HOUR, toMillis: NOW, pinnedAt: NOW, objectType: 'LOGIN', action: 'Update' },
     });
@@ -80,21 +86,21 @@ describe('cursor codec', () => {
   it.each([
     ['empty', ''],
     ['not base64url', 'abc+/='],
-    ['base64url with padding', `${raw(2, 0, 0, FROM, SPAN, 0)}=`],
-    ['too short', raw(2, 0, 0, FROM)],
+    ['base64url with padding', `${raw(3, 0, 0, FROM, SPAN, 0)}=`],
+    ['too short', raw(3, 0, 0, FROM)],
     ['wrong version', raw(1, 0, 0, FROM, SPAN, 0)],
     ['the JSON of version 1', Buffer.from(`[1,0,${NOW - 1},${NOW},${NOW},null,null]`).toString('base64url')],
-    ['offset past the largest position', raw(2, varint(2 ** 48 + 1), 0, FROM, SPAN, 0)],
-    ['non-canonical varint', raw(2, [0x80, 0x00], 0, FROM, SPAN, 0)],
-    ['endless varint', raw(2, Array.from({ length: 12 }, () => 0xff))],
-    ['unknown action', raw(2, 0, 6, FROM, SPAN, 0)],
-    ['unknown flag', raw(2, 0, 0x10, FROM, SPAN, 0)],
-    ['objectType flag without one', raw(2, 0, 0x08, FROM, SPAN, 0)],
-    ['objectType without its flag', raw(2, 0, 0, FROM, SPAN, 0, 'LOGIN')],
-    ['objectType not UTF-8', raw(2, 0, 0x08, FROM, SPAN, 0, [0xff, 0xfe])],
-    ['objectType too long', raw(2, 0, 0x08, FROM, SPAN, 0, 'x'.repeat(101))],
-    ['from before the DateTime range', raw(2, 0, 0, varint(2n * 8_640_000_000_000_000n + 1n), 0, 0)],
-    ['pin after the DateTime range', raw(2, 0, 0, FROM, SPAN, varint(8.64e15))],
+    ['offset past the largest position', raw(3, varint(2 ** 48 + 1), 0, FROM, SPAN, 0)],
+    ['non-canonical varint', raw(3, [0x80, 0x00], 0, FROM, SPAN, 0)],
+    ['endless varint', raw(3, Array.from({ length: 12 }, () => 0xff))],
+    ['unknown action', raw(3, 0, 6, FROM, SPAN, 0)],
+    ['unknown flag', raw(3, 0, 0x10, FROM, SPAN, 0)],
+    ['objectType flag without one', raw(3, 0, 0x08, FROM, SPAN, 0)],
+    ['objectType without its flag', raw(3, 0, 0, FROM, SPAN, 0, 'LOGIN')],
+    ['objectType not UTF-8', raw(3, 0, 0x08, FROM, SPAN, 0, [0xff, 0xfe])],
+    ['objectType too long', raw(3, 0, 0x08, FROM, SPAN, 0, 'x'.repeat(101))],
+    ['from before the DateTime range', raw(3, 0, 0, varint(2n * 8_640_000_000_000_000n + 1n), 0, 0)],
+    ['pin after the DateTime range', raw(3, 0, 0, FROM, SPAN, varint(8.64e15))],
     ['too long', 'A'.repeat(700)],
   ])('rejects a malformed cursor: %s', (_name, text) => {
     expect(() => decodeCursor(text, 'before')).toThrow(badInput('`before` is not a valid auditEvents cursor'));
@@ -105,7 +111,7 @@ describe('cursor codec', () => {
     const action = s.action === null ? 0 : ['Create', 'Update', 'Delete', 'Link', 'Unlink'].indexOf(s.action) + 1;
     const from = BigInt(s.fromMillis);
     return raw(
-      2,
+      3,
       varint(offset),
       action | (s.objectType === null ? 0 : 0x08),
       varint(from >= 0n ? 2n * from : -2n * from - 1n),
@@ -117,8 +123,8 @@ describe('cursor codec', () => {
 
   it('spells each cursor one way, so cursors issued earlier stay valid', () => {
     const update: AuditScope = { fromMillis: NOW - HOUR, toMillis: NOW, pinnedAt: NOW, objectType: 'LOGIN', action: 'Update' };
-    expect(encodeCursor({ offset: 7, scope: update })).toBe(raw(2, 7, 0x08 | 2, FROM, SPAN, 0, 'LOGIN'));
-    expect(cursorEncoder(update)(300)).toBe(raw(2, [0xac, 0x02], 0x08 | 2, FROM, SPAN, 0, 'LOGIN'));
+    expect(encodeCursor({ offset: 7, scope: update })).toBe(raw(3, 7, 0x08 | 2, FROM, SPAN, 0, 'LOGIN'));
+    expect(cursorEncoder(update)(300)).toBe(raw(3, [0xac, 0x02], 0x08 | 2, FROM, SPAN, 0, 'LOGIN'));
   });
 
   // Each varint gains a byte at 2^7, 2^14, ...: values on both sides of every step, in every field.
@@ -140,29 +146,29 @@ describe('cursor codec', () => {
 
   it('accepts every action and an objectType of the longest allowed length', () => {
     for (const [index, action] of [null, 'Create', 'Update', 'Delete', 'Link', 'Unlink'].entries()) {
-      expect(decodeCursor(raw(2, 0, index, FROM, SPAN, 0), 'after').scope.action).toBe(action);
+      expect(decodeCursor(raw(3, 0, index, FROM, SPAN, 0), 'after').scope.action).toBe(action);
     }
     for (const objectType of ['x'.repeat(100), '名'.repeat(100)]) {
-      expect(decodeCursor(raw(2, 0, 0x08, FROM, SPAN, 0, objectType), 'after').scope.objectType).toBe(objectType);
+      expect(decodeCursor(raw(3, 0, 0x08, FROM, SPAN, 0, objectType), 'after').scope.objectType).toBe(objectType);
     }
-    expect(decodeCursor(raw(2, varint(2 ** 48), 0, FROM, SPAN, 0), 'after').offset).toBe(2 ** 48);
+    expect(decodeCursor(raw(3, varint(2 ** 48), 0, FROM, SPAN, 0), 'after').offset).toBe(2 ** 48);
   });
 
   const valid = encodeCursor({ offset: 300, scope: { ...scope, objectType: null, action: 'Delete' } });
   const validBytes = Buffer.from(valid, 'base64url');
   it.each([
-    ['a varint cut short', raw(2, [0x80])],
-    ['the last varint cut short', raw(2, 0, 0, FROM, SPAN, [0x80])],
-    ['an empty objectType', raw(2, 0, 0x08, FROM, SPAN, 0)],
-    ['action 7', raw(2, 0, 7, FROM, SPAN, 0)],
-    ['an unknown flag beside an action', raw(2, 0, 0x40 | 1, FROM, SPAN, 0)],
-    ['a varint of eleven bytes', raw(2, [...Array.from({ length: 10 }, () => 0x80), 0x00], 0, FROM, SPAN, 0)],
-    ['an offset with a padding byte', raw(2, [0x87, 0x00], 0, FROM, SPAN, 0)],
-    ['a span with a padding byte', raw(2, 0, 0, FROM, [...SPAN.slice(0, -1), SPAN.at(-1)! | 0x80, 0x00], 0)],
-    ['standard base64 of a cursor', Buffer.from(raw(2, 0, 0, [0xff, 0x7f], SPAN, 0), 'base64url').toString('base64')],
+    ['a varint cut short', raw(3, [0x80])],
+    ['the last varint cut short', raw(3, 0, 0, FROM, SPAN, [0x80])],
+    ['an empty objectType', raw(3, 0, 0x08, FROM, SPAN, 0)],
+    ['action 7', raw(3, 0, 7, FROM, SPAN, 0)],
+    ['an unknown flag beside an action', raw(3, 0, 0x40 | 1, FROM, SPAN, 0)],
+    ['a varint of eleven bytes', raw(3, [...Array.from({ length: 10 }, () => 0x80), 0x00], 0, FROM, SPAN, 0)],
+    ['an offset with a padding byte', raw(3, [0x87, 0x00], 0, FROM, SPAN, 0)],
+    ['a span with a padding byte', raw(3, 0, 0, FROM, [...SPAN.slice(0, -1), SPAN.at(-1)! | 0x80, 0x00], 0)],
+    ['standard base64 of a cursor', Buffer.from(raw(3, 0, 0, [0xff, 0x7f], SPAN, 0), 'base64url').toString('base64')],
     ['a cursor with a line break', `${valid.slice(0, 4)}\n${valid.slice(4)}`],
     ['a cursor with a space', `${valid} `],
-    ['a cursor of 600 characters', raw(2, 0, 0x08, FROM, SPAN, 0, 'x'.repeat(440))],
+    ['a cursor of 600 characters', raw(3, 0, 0x08, FROM, SPAN, 0, 'x'.repeat(440))],
     ...Array.from({ length: validBytes.length - 1 }, (_, length) => [
       `the first ${length} bytes of a cursor`,
       validBytes.subarray(0, length).toString('base64url'),

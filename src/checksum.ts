@@ -1,0 +1,23 @@
+/**
+ * A CRC-32 at the end of what the gateway hands out to be sent back (cursors, resume tokens).
+ * Not a signature, they carry no secret: it tells a token the gateway wrote from one that was cut
+ * short or altered, which could otherwise decode as another valid token (a cursor of "LAUNCH" cut
+ * to one of "LAU"). CRC-32 finds every change within 32 consecutive bits, so any one character of
+ * base64 changed, and misses another change or a cut once in 2^32.
+ */
+import { crc32 } from 'node:zlib';
+
+export const CHECKSUM_BYTES = 4;
+
+/** Writes the checksum of `buffer[0, end)` at `end`; returns the end of the checksum. */
+export function writeChecksum(buffer: Buffer, end: number): number {
+  return buffer.writeUInt32BE(crc32(buffer.subarray(0, end)), end);
+}
+
+/** The bytes before the checksum, or undefined when the checksum does not match them. */
+export function checkedPayload(bytes: Buffer): Buffer | undefined {
+  if (bytes.length < CHECKSUM_BYTES) return undefined;
+  const end = bytes.length - CHECKSUM_BYTES;
+  const payload = bytes.subarray(0, end);
+  return crc32(payload) === bytes.readUInt32BE(end) ? payload : undefined;
+}
