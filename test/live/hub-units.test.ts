@@ -244,8 +244,10 @@ describe('pollers and slots', () => {
     expect(await read(a)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(await read(b)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(live.stats()).toMatchObject({ subscriptions: 0, pollers: [] });
-    const errors = memory.lines().filter((line) => line.level === 50);
-    expect(errors).toEqual([expect.objectContaining({ component: 'live-audit', code: 'UPSTREAM_UNAVAILABLE' })]);
+    // Handled as designed: one warn line, no error.
+    expect(memory.lines().filter((line) => line.level === 50)).toEqual([]);
+    const gaveUp = memory.lines().filter((line) => line.msg === 'live audit poller gave up: upstream failing');
+    expect(gaveUp).toEqual([expect.objectContaining({ level: 40, component: 'live-audit', code: 'UPSTREAM_UNAVAILABLE' })]);
     // A new poller for the same filter serves the next subscriber.
     identity.failWith = undefined;
     const c = live.subscribe({ callerId: 'a' });
@@ -451,7 +453,8 @@ describe('catch-up reads', () => {
     const identity = {
       ...base,
       auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
-        if (args[1].signal !== failFor) return base.auditReport(...args);
+        // A catch-up read has a deadline (a query's); the poller's reads have none.
+        if (!failFor || args[1].expiresAt === undefined) return base.auditReport(...args);
         catchUpReads++;
         return Promise.reject(new Error('reset'));
       },
@@ -476,6 +479,9 @@ describe('catch-up reads', () => {
     expect(await read(stream)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(await read(stream)).toBe('done');
     expect(live.stats().subscriptions).toBe(0);
+    expect(memory.lines().filter((line) => line.msg === 'live audit catch-up gave up: upstream failing')).toEqual([
+      expect.objectContaining({ level: 40, code: 'UPSTREAM_UNAVAILABLE' }),
+    ]);
   });
 
   it('a failing catch-up read is retried each poll interval, then ends the stream once giveUpMs has passed', async () => {
