@@ -10,6 +10,8 @@ import { digestOf, filterKey } from '../../src/live/records.js';
 import { encodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
 import type { LiveItem } from '../../src/live/subscriber.js';
 import { LiveSubscriber } from '../../src/live/subscriber.js';
+import { abortCauseOf } from '../../src/upstream/deadline.js';
+import { errorForAbort } from '../../src/upstream/error-mapping.js';
 import { auditRecord, fakeIdentity, memoryLogger, type FakeIdentity } from './fake-identity.js';
 
 const SETTLE_MS = 5000;
@@ -275,6 +277,36 @@ describe('pollers and slots', () => {
 });
 
 describe('catch-up reads', () => {
+  it("bounds each read by a query's deadline, and retries one that timed out", async () => {
+    const base = fakeIdentity([auditRecord(1, Date.now() - 100)]);
+    const cut: AbortSignal[] = [];
+    let hang = true;
+    const identity = {
+      ...base,
+      auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
+        const [, call] = args;
+        // The poller's reads have no deadline; a catch-up read answers only when its own ends, as a stalled upstream.
+        if (call.expiresAt === undefined || !hang) return base.auditReport(...args);
+        const signal = call.signal!;
+        return new Promise<never>((_, reject) =>
+          signal.addEventListener('abort', () => (cut.push(signal), reject(errorForAbort('identity', signal, { route: 'audit-report' }))), {
+            once: true,
+          }),
+        );
+      },
+    };
+    const { live, memory } = hub(identity, { catchUpTimeoutMs: 50 });
+    const stream = live.subscribe({ filter: { objectType: 'LOGIN' }, since: new Date(Date.now() - 1000) });
+    await until(() => cut.length > 0, 'a read cut by its deadline');
+    hang = false;
+    expect(abortCauseOf(cut[0]!)).toBe('deadline');
+    expect(await read(stream)).toBe('uuid-1');
+    expect(memory.lines().find((line) => line.msg === 'live audit catch-up read failed; retrying')).toMatchObject({
+      level: 40,
+      code: 'UPSTREAM_UNAVAILABLE',
+    });
+  });
+
   it.each([
     ['in one read', undefined],
     ['in parts, when larger than the reads may hold', 2 * 1024 * 1024],
