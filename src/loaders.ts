@@ -89,7 +89,7 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders 
     started++;
     return limit(() => {
       const signal = call.signal;
-      return signal?.aborted ? Promise.reject(errorForAbort(service, signal, { route })) : run();
+      return signal?.aborted ? Promise.reject(errorForAbort(service, signal, route)) : run();
     });
   };
   // Each made on first use: most requests need one of them, some neither.

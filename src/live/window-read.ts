@@ -188,7 +188,7 @@ function endlessWindow(): UpstreamError {
 
 /** Its deadline passed, or its caller left (nobody sees that one), while it waited for a page turn. */
 function stoppedWaiting(signal: AbortSignal): UpstreamError | CallerGoneError {
-  return errorForAbort('identity', signal, { route: 'live-audit-read' });
+  return errorForAbort('identity', signal, 'live-audit-read-turn');
 }
 
 /** Other reads hold the whole budget: this one could keep nothing, and is retried as a failed read. */

@@ -71,15 +71,15 @@ export function errorForTransport(
   return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, { ...detail, failure });
 }
 
-/** What a wait ends with once its operation's signal aborted: the deadline's time out, or the caller gone. */
-export function errorForAbort(
-  service: UpstreamService,
-  signal: AbortSignal,
-  detail: Record<string, unknown>,
-): UpstreamError | CallerGoneError {
+/**
+ * What a wait ends with once its operation's signal aborted: the deadline's time out, or the caller
+ * gone. `waitedFor` names what it waited for (a shared call, a turn): no call of its own logged it,
+ * so its detail names no `route` and the request's error log writes it.
+ */
+export function errorForAbort(service: UpstreamService, signal: AbortSignal, waitedFor: string): UpstreamError | CallerGoneError {
   return abortCauseOf(signal) === 'deadline'
-    ? errorForTransport(service, 'deadline', detail)
-    : new CallerGoneError({ upstream: service, ...detail });
+    ? errorForTransport(service, 'deadline', { waitedFor })
+    : new CallerGoneError({ upstream: service, waitedFor });
 }
 
 /**

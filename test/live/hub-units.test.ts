@@ -289,7 +289,7 @@ describe('catch-up reads', () => {
         if (call.expiresAt === undefined || !hang) return base.auditReport(...args);
         const signal = call.signal!;
         return new Promise<never>((_, reject) =>
-          signal.addEventListener('abort', () => (cut.push(signal), reject(errorForAbort('identity', signal, { route: 'audit-report' }))), {
+          signal.addEventListener('abort', () => (cut.push(signal), reject(errorForAbort('identity', signal, 'audit-report'))), {
             once: true,
           }),
         );

@@ -264,7 +264,7 @@ describe('readWindow within its memory bound', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT);
     leaving.abort();
-    expect(await left).toMatchObject({ name: 'CallerGoneError', detail: { upstream: 'identity', route: 'live-audit-read' } });
+    expect(await left).toMatchObject({ name: 'CallerGoneError', detail: { upstream: 'identity', waitedFor: 'live-audit-read-turn' } });
     identity.open();
     for (const part of await Promise.all(reads)) expect(part.records.map((r) => r.uuid)).toEqual(['uuid-1']);
     expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT + 1);

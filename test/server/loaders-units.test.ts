@@ -192,7 +192,7 @@ describe('request loaders', () => {
     for (const late of settled.slice(REQUEST_CONCURRENCY)) {
       expect(late).toMatchObject({
         status: 'rejected',
-        reason: { code: 'UPSTREAM_UNAVAILABLE', message: expect.stringMatching(/timed out/), detail: { route: 'update-session-files', failure: 'deadline' } },
+        reason: { code: 'UPSTREAM_UNAVAILABLE', message: expect.stringMatching(/timed out/), detail: { waitedFor: 'update-session-files', failure: 'deadline' } },
       });
     }
   });

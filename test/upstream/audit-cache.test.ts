@@ -194,7 +194,7 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     await expect(first).rejects.toMatchObject({
       name: 'CallerGoneError',
       message: 'The caller went away before the answer was ready.',
-      detail: { upstream: 'identity', route: 'audit-report' },
+      detail: { upstream: 'identity', waitedFor: 'audit-report' },
     });
     expect((await second).rows).toHaveLength(5);
     await api.auditReport(query, plain.call);
@@ -206,7 +206,7 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     const gone = AbortSignal.abort();
     await expect(api.auditReport(closedWindow(5), { ...plain.call, signal: gone })).rejects.toMatchObject({
       name: 'CallerGoneError',
-      detail: { upstream: 'identity', route: 'audit-report' },
+      detail: { upstream: 'identity', waitedFor: 'audit-report' },
     });
     expect(upstreamCalls(plain)).toBe(0);
   });

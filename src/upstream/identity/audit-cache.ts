@@ -194,4 +194,4 @@ async function waitFor<T>(flight: Promise<T>, call: CallOptions): Promise<T> {
   }
 }
 
-const aborted = (signal: AbortSignal) => errorForAbort('identity', signal, { route: CACHE_LABEL });
+const aborted = (signal: AbortSignal) => errorForAbort('identity', signal, CACHE_LABEL);
