@@ -139,6 +139,8 @@ export interface Config {
   readonly contentLibrary: ContentLibraryConfig | undefined;
   readonly contentLibraryVendor: string;
   readonly upstreamTimeoutMs: number;
+  /** Deadline for one operation as a whole (REQUEST_TIMEOUT_MS): its upstream calls end by then (src/context.ts). */
+  readonly requestTimeoutMs: number;
   /** Keep-alive connections per upstream origin; calls beyond wait for one. */
   readonly upstreamMaxConnections: number;
   /** Largest upstream answer body read; a longer one is UPSTREAM_INVALID_RESPONSE. */
@@ -292,6 +294,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     upstreamMaxConnections: env.UPSTREAM_MAX_CONNECTIONS,
     upstreamMaxBodyBytes: env.UPSTREAM_MAX_BODY_BYTES,
     upstreamMaxBytesInFlight: env.UPSTREAM_MAX_BYTES_IN_FLIGHT,

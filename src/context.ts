@@ -1,7 +1,9 @@
 /** What every resolver receives: built once per GraphQL request. */
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { lazyChild, type Logger } from './logger.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import type { Upstreams } from './upstream/types.js';
+import { createOperationDeadline, type OperationDeadline } from './upstream/deadline.js';
+import type { CallOptions, Upstreams } from './upstream/types.js';
 
 export interface Caller {
   /** `anonymous`, `api-key:<n>` (index of the matching key), or a JWT subject. */
@@ -28,8 +30,14 @@ export interface GatewayContext {
   readonly log: Logger;
   readonly caller: Caller;
   readonly loaders: Loaders;
-  /** When this request's upstream calls must give up (client gone). */
+  /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
   readonly signal: AbortSignal | undefined;
+  /**
+   * The operation's deadline (REQUEST_TIMEOUT_MS), from the context's making: every upstream call of
+   * the operation ends by then, @defer and @stream parts included; its signal also aborts when
+   * the caller goes away. Undefined: the calls are bounded by their own timeout only.
+   */
+  readonly deadline: OperationDeadline | undefined;
 }
 
 export function createGatewayContext(input: {
@@ -38,13 +46,46 @@ export function createGatewayContext(input: {
   log: Logger;
   caller: Caller;
   signal?: AbortSignal;
+  requestTimeoutMs?: number;
 }): GatewayContext {
   const log = lazyChild(input.log, { requestId: input.requestId });
+  const deadline = input.requestTimeoutMs === undefined ? undefined : createOperationDeadline(input.requestTimeoutMs, input.signal);
+  const call: CallOptions = deadline
+    ? {
+        log,
+        // Read by each upstream call: the deadline's one timer is made by the first.
+        get signal() {
+          return deadline.signal;
+        },
+        expiresAt: deadline.expiresAt,
+      }
+    : { log, ...(input.signal ? { signal: input.signal } : {}) };
   return {
     requestId: input.requestId,
     log,
     caller: input.caller,
     signal: input.signal,
-    loaders: createLoaders(input.upstreams, { log, signal: input.signal }),
+    deadline,
+    loaders: createLoaders(input.upstreams, call),
+  };
+}
+
+/**
+ * Ends each operation's deadline with the operation: its timer goes when the result is complete
+ * (the last part of an incremental one). A subscription's live stream has no deadline: its
+ * context's goes at once (its catch-up reads have their own, src/live/hub.ts).
+ */
+export function useOperationDeadline(): Plugin<GatewayContext> {
+  return {
+    onExecute: ({ args }) => ({
+      onExecuteDone: ({ result }) => {
+        const deadline = args.contextValue.deadline;
+        if (!isAsyncIterable(result)) return deadline?.dispose();
+        return { onEnd: () => deadline?.dispose() };
+      },
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: () => args.contextValue.deadline?.dispose(),
+    }),
   };
 }

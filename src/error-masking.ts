@@ -5,7 +5,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { maskError as maskUnexpectedError, type MaskError } from 'graphql-yoga';
-import { GatewayError } from './errors.js';
+import { CallerGoneError, GatewayError } from './errors.js';
 import { unauthenticated } from './plugins/caller-auth.js';
 import { isVariableValueError } from './variable-errors.js';
 
@@ -34,6 +34,10 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
         path: error.path,
         extensions: { code: original.code },
       });
+    }
+    // Read by no one: the caller has gone. The code says so in the logs and metrics.
+    if (original instanceof CallerGoneError && error instanceof GraphQLError) {
+      return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: { code: 'CANCELLED' } });
     }
     if (isVariableValueError(error)) {
       return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });

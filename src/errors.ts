@@ -23,6 +23,8 @@ export const CLIENT_ERROR_CODES: ReadonlySet<string> = new Set([
   'PERSISTED_QUERY_ONLY',
   'BAD_REQUEST',
   'INTERNAL_SERVER_ERROR',
+  // A caller that went away (CallerGoneError): the code its result would carry, read by no one.
+  'CANCELLED',
 ]);
 
 export type UpstreamService = 'identity' | 'content-library';
@@ -68,5 +70,32 @@ export class UpstreamError extends GatewayError {
   ) {
     super(code, message, { service, ...detail }, options);
     this.name = 'UpstreamError';
+  }
+}
+
+const loggedWhereRaised = new WeakSet<Error>();
+
+/**
+ * Marks an error as written to the log where it was raised, at its level (a live poller's give-up):
+ * the error log of the request it reaches writes it no more.
+ */
+export function markLogged<E extends Error>(error: E): E {
+  loggedWhereRaised.add(error);
+  return error;
+}
+
+export function isMarkedLogged(error: unknown): boolean {
+  return error instanceof Error && loggedWhereRaised.has(error);
+}
+
+/**
+ * The caller went away (closed its connection, abandoned a stream, ended its operation), so the
+ * work done for it stopped. No upstream failed and no one waits for the answer: logged at debug,
+ * counted as `cancelled`, and carrying no `UPSTREAM_*` code.
+ */
+export class CallerGoneError extends Error {
+  constructor(readonly detail?: Record<string, unknown>) {
+    super('The caller went away before the answer was ready.');
+    this.name = 'CallerGoneError';
   }
 }

@@ -6,9 +6,11 @@
  * Every upstream call of one request also goes through that request's budget: at most
  * REQUEST_CONCURRENCY calls in flight (one request cannot take every connection of an origin
  * from the others) and MAX_UPSTREAM_CALLS_PER_REQUEST in all; calls beyond fail on their own item.
+ * A call whose turn comes after the request's deadline (or once its caller has gone) is not made.
  */
 import DataLoader from 'dataloader';
 import { BadUserInputError, UpstreamError, type UpstreamService } from './errors.js';
+import { errorForAbort } from './upstream/error-mapping.js';
 import type {
   AuditReportPage,
   AuditReportQuery,
@@ -82,10 +84,13 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders 
   const limit = inFlightLimit(REQUEST_CONCURRENCY);
   let started = 0;
   /** Runs one upstream call within this request's budget; never throws synchronously. */
-  const budgeted = <T>(run: () => Promise<T>): Promise<T> => {
+  const budgeted = <T>(service: UpstreamService, route: string, run: () => Promise<T>): Promise<T> => {
     if (started >= MAX_UPSTREAM_CALLS_PER_REQUEST) return Promise.reject(overBudget());
     started++;
-    return limit(run);
+    return limit(() => {
+      const signal = call.signal;
+      return signal?.aborted ? Promise.reject(errorForAbort(service, signal, route)) : run();
+    });
   };
   // Each made on first use: most requests need one of them, some neither.
   let auditReport: Loaders['auditReport'] | undefined;
@@ -96,7 +101,7 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders 
         async (queries) => {
           const identity = upstreams.identity;
           if (!identity) return queries.map(() => notConfigured('identity'));
-          return settle(queries.map((q) => budgeted(() => identity.auditReport(q, call))));
+          return settle(queries.map((q) => budgeted('identity', 'audit-report', () => identity.auditReport(q, call))));
         },
         { cacheKeyFn: auditQueryKey },
       ));
@@ -105,7 +110,9 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders 
       return (updateSessionFiles ??= new DataLoader(async (ids) => {
         const contentLibrary = upstreams.contentLibrary;
         if (!contentLibrary) return ids.map(() => notConfigured('content-library'));
-        return settle(ids.map((id) => budgeted(() => contentLibrary.listUpdateSessionFiles(id, call))));
+        return settle(
+          ids.map((id) => budgeted('content-library', 'update-session-files', () => contentLibrary.listUpdateSessionFiles(id, call))),
+        );
       }));
     },
     upstreamCalls: () => started,

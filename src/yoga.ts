@@ -7,7 +7,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { Config } from './config.js';
-import { ANONYMOUS, createGatewayContext, type GatewayContext, type RequestState } from './context.js';
+import { ANONYMOUS, createGatewayContext, useOperationDeadline, type GatewayContext, type RequestState } from './context.js';
 import { clientErrorCode, errorMaskingFor } from './error-masking.js';
 import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
@@ -143,6 +143,7 @@ export function createGateway({
     useJitForAuditPages(),
     // @defer/@stream over multipart/mixed and SSE (text/event-stream), per the client's Accept.
     useDeferStream(),
+    useOperationDeadline() as Plugin,
     useIncrementalErrorMasking(maskError, loggedErrors),
     useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
     // Reads query strings and form bodies in place of Yoga's parsers, which throw on a bad JSON parameter.
@@ -180,6 +181,7 @@ export function createGateway({
         log,
         caller: callerOf(initial),
         signal: initial.request.signal,
+        requestTimeoutMs: config.requestTimeoutMs,
       }),
     plugins,
   });

@@ -5,8 +5,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { BadUserInputError, GatewayError, UpstreamError } from '../errors.js';
+import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../errors.js';
 import { UPSTREAM_ACTIONS } from '../schema/audit/actions.js';
+import { createOperationDeadline } from '../upstream/deadline.js';
 import { emit } from '../upstream/events.js';
 import type { IdentityApi } from '../upstream/types.js';
 import type { LiveAuditEvents, LiveEndReason } from './events.js';
@@ -36,6 +37,11 @@ export interface LiveAuditOptions {
   /** How long an ended stream waits for its client before the connection is ended. */
   readonly endGraceMs?: number;
   readonly pageSize?: number;
+  /**
+   * Deadline of each catch-up read (REQUEST_TIMEOUT_MS), as of a query: one that times out is
+   * retried as any failed read. The live stream itself has none.
+   */
+  readonly catchUpTimeoutMs?: number;
   /** Estimated heap every live read of the process may hold at once (see ReadBudget). */
   readonly maxReadBytes?: number;
   readonly now?: () => number;
@@ -72,6 +78,8 @@ const ANONYMOUS_CALLER = 'anonymous';
 export const CATCH_UP_TURNS = 4;
 /** A client slow to take its replay passes the turn on after this long, and reads on. */
 export const CATCH_UP_TURN_MS = 30_000;
+/** Deadline of one catch-up read when none is configured: REQUEST_TIMEOUT_MS's default. */
+const CATCH_UP_READ_TIMEOUT_MS = 30_000;
 
 export class RateLimitedError extends GatewayError {
   constructor(limit: number) {
@@ -219,10 +227,11 @@ export class LiveAudit {
 
   /**
    * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
-   * through. A window larger than the live reads may hold comes in parts, oldest first, each read
-   * once the client has taken the one before. A turn is held from a read until the client has taken
-   * its part (or for CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at
-   * once; one whose client leaves stops at once.
+   * through. Each read has the deadline of a query (catchUpTimeoutMs). A window larger than the
+   * live reads may hold comes in parts, oldest first, each read once the client has taken the one
+   * before. A turn is held from a read until the client has taken its part (or for
+   * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
+   * client leaves stops at once.
    */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
@@ -234,6 +243,7 @@ export class LiveAudit {
       if (!giveBack) return;
       const readAt = now();
       let taken: Promise<void> | undefined;
+      const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
         const { from, deliveredAtFrom } = next;
         const part = await readWindow({
@@ -244,9 +254,10 @@ export class LiveAudit {
           log,
           budget: this.#readBudget,
           known: (record) => record.timestamp === from && deliveredAtFrom.has(digestOf(record.uuid)),
-          signal,
+          signal: deadline.signal,
+          expiresAt: deadline.expiresAt,
           ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
-        });
+        }).finally(() => deadline.dispose());
         failingSince = undefined;
         try {
           taken = part.complete ? subscriber.release(part.records) : subscriber.releasePart(part.records);
@@ -261,8 +272,10 @@ export class LiveAudit {
         const failure = asGatewayError(error);
         failingSince ??= readAt;
         if (now() - failingSince >= giveUpMs) {
+          // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the stream's error is not logged again.
+          log.warn({ code: failure.code, filter }, 'live audit catch-up gave up: upstream failing');
           void subscriber.release([]);
-          subscriber.fail(failure);
+          subscriber.fail(markLogged(failure));
           return;
         }
         log.warn({ code: failure.code, filter }, 'live audit catch-up read failed; retrying');

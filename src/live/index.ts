@@ -17,5 +17,12 @@ export function createLiveAudit(
   log: Logger,
   tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs' | 'maxReadBytes' | 'events'> = {},
 ): LiveAudit {
-  return new LiveAudit({ identity: upstreams.identity, log, settleMs: config.auditCacheSettleMs, ...config.auditLive, ...tuning });
+  return new LiveAudit({
+    identity: upstreams.identity,
+    log,
+    settleMs: config.auditCacheSettleMs,
+    catchUpTimeoutMs: config.requestTimeoutMs,
+    ...config.auditLive,
+    ...tuning,
+  });
 }

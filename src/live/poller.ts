@@ -8,7 +8,7 @@
  * stops.
  */
 import type { Logger } from 'pino';
-import { GatewayError, UpstreamError } from '../errors.js';
+import { GatewayError, markLogged, UpstreamError } from '../errors.js';
 import type { IdentityApi } from '../upstream/types.js';
 import type { LiveFilter, LiveRecord } from './records.js';
 import type { ReadBudget } from './read-budget.js';
@@ -127,7 +127,9 @@ export class FilterPoller {
       const failure = asGatewayError(error);
       this.#failingSince ??= toMillis;
       if (now() - this.#failingSince >= this.#options.giveUpMs) {
-        log.error({ code: failure.code, filter: this.filter }, 'live audit poller gave up: upstream failing');
+        // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
+        log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
+        markLogged(failure);
         for (const subscriber of [...this.#subscribers]) subscriber.fail(failure);
         this.stop();
         return;

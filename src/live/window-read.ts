@@ -10,7 +10,8 @@
  * in parts that each fit. Each page is read in one of the few page turns all live reads share.
  */
 import type { Logger } from 'pino';
-import { GatewayError, UpstreamError } from '../errors.js';
+import { CallerGoneError, GatewayError, UpstreamError } from '../errors.js';
+import { errorForAbort } from '../upstream/error-mapping.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../upstream/types.js';
 import { HeapEstimate, type ReadBudget } from './read-budget.js';
@@ -32,7 +33,10 @@ export interface WindowRead {
   readonly budget: ReadBudget;
   /** Records the caller already has: neither kept nor counted against the budget. */
   readonly known?: (record: AuditRecord) => boolean;
+  /** Aborts when the reader goes away, or when the read's deadline passes (see `expiresAt`). */
   readonly signal?: AbortSignal;
+  /** When the read's deadline passes (performance.now()'s clock); unset: its calls' own timeouts only. */
+  readonly expiresAt?: number;
   readonly pageSize?: number;
 }
 
@@ -121,7 +125,7 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
     for (let page = 0; ; page++) {
       if (page === MAX_PAGES_PER_READ) throw endlessWindow();
       const giveBack = await read.budget.pageTurn(read.signal);
-      if (!giveBack) throw cancelled();
+      if (!giveBack) throw stoppedWaiting(read.signal!);
       let rows: readonly AuditRowResult[];
       try {
         ({ rows } = await read.identity.auditReport(
@@ -133,7 +137,11 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
             pageSize,
             startIndex: page * pageSize,
           },
-          { log: read.log, ...(read.signal ? { signal: read.signal } : {}) },
+          {
+            log: read.log,
+            ...(read.signal ? { signal: read.signal } : {}),
+            ...(read.expiresAt === undefined ? {} : { expiresAt: read.expiresAt }),
+          },
         ));
         const fresh: AuditRecord[] = [];
         for (const row of rows) {
@@ -178,9 +186,9 @@ function endlessWindow(): UpstreamError {
   );
 }
 
-/** Its caller left while it waited for a page turn: nobody sees this. */
-function cancelled(): UpstreamError {
-  return new UpstreamError('UPSTREAM_UNAVAILABLE', 'identity', 'The live audit read was cancelled.');
+/** Its deadline passed, or its caller left (nobody sees that one), while it waited for a page turn. */
+function stoppedWaiting(signal: AbortSignal): UpstreamError | CallerGoneError {
+  return errorForAbort('identity', signal, 'live-audit-read-turn');
 }
 
 /** Other reads hold the whole budget: this one could keep nothing, and is retried as a failed read. */

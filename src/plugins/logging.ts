@@ -2,12 +2,14 @@
  * Request logging: one access line per request (and per operation over a WebSocket), and each
  * error once at the level it deserves.
  * A caller's mistake (bad input, no key, a CSRF refusal) is `info` on its access line; an upstream
- * failure is one `warn` with its detail; only the unexpected is `error`, with its stack.
+ * failure is one `warn` with its detail; only the unexpected is `error`, with its stack. A caller
+ * that went away is no failure: its access line says 499, as a proxy's does, and nothing more
+ * above `debug`.
  */
 import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { GatewayContext, RequestState } from '../context.js';
-import { ErrorCode, GatewayError } from '../errors.js';
+import { CallerGoneError, ErrorCode, GatewayError, isMarkedLogged } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { callerOf } from './caller-auth.js';
 import { currentRequestId, requestIdOf } from './request-id.js';
@@ -19,6 +21,7 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,127}$/;
 const MAX_LOGGED_PATH = 256;
 const MAX_LOGGED_CODES = 8;
 const MAX_LOGGED_ID = 64;
+const CLIENT_CLOSED_REQUEST = 499;
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
 /** The caller's W3C trace id, so the access line joins the caller's trace even without tracing on. */
@@ -43,8 +46,12 @@ export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors)
   const original = originalOf(error);
   if (!(original instanceof Error) || original === error || logged.has(original)) return;
   logged.add(original);
+  // Written where it was raised, at its level.
+  if (isMarkedLogged(original)) return;
   const path = error instanceof GraphQLError ? error.path : undefined;
-  if (original instanceof GatewayError) {
+  if (original instanceof CallerGoneError) {
+    log.debug({ path, detail: original.detail }, original.message);
+  } else if (original instanceof GatewayError) {
     // A failed upstream call (its detail names the route) was logged by the call itself.
     const loggedByCall = original.detail !== undefined && 'route' in original.detail;
     const level = loggedByCall ? 'debug' : CALLER_MISTAKES.has(original.code) ? 'info' : 'warn';
@@ -55,8 +62,9 @@ export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors)
 }
 
 /**
- * Logs each field error of a single result, and each error that refused a subscription, once, with
- * its log-only detail and the request id.
+ * Logs each field error of a single result, each error that refused a subscription, and each error
+ * of a subscription's events (the one that ends a live stream), once, with its log-only detail and
+ * the request id.
  */
 export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
   return {
@@ -68,7 +76,14 @@ export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
     }),
     onSubscribe: () => ({
       onSubscribeResult: ({ args, result }) => {
-        if (isAsyncIterable(result) || !result.errors) return;
+        if (isAsyncIterable(result)) {
+          return {
+            onNext: ({ result: event }) => {
+              for (const error of event.errors ?? []) logFieldError(args.contextValue.log, error, logged);
+            },
+          };
+        }
+        if (!result.errors) return;
         for (const error of result.errors) logFieldError(args.contextValue.log, error, logged);
       },
     }),
@@ -108,7 +123,8 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
     error: (...args) => {
       const [error] = args;
       const original = originalOf(error);
-      if (isCallerMistake(error) || (typeof original === 'object' && original !== null && logged.has(original))) {
+      const known = typeof original === 'object' && original !== null && logged.has(original);
+      if (isCallerMistake(error) || known || isMarkedLogged(original) || original instanceof CallerGoneError) {
         write('debug', args);
         return;
       }
@@ -172,7 +188,8 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
         requestId: requestIdOf(serverContext),
         method: request.method.slice(0, 16),
         path: path.slice(0, MAX_LOGGED_PATH),
-        status: response.status,
+        // The client went away before its answer was ready: 499, as a proxy logs it.
+        status: request.signal.aborted ? CLIENT_CLOSED_REQUEST : response.status,
         durationMs: record ? millisecondsSince(record.started) : undefined,
         operationName: record?.operationName,
         caller: callerOf(serverContext).id,

@@ -124,7 +124,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   const upstreamDuration = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
-    help: 'Upstream calls, retries and credential waits included, by service, route, final status and outcome.',
+    help: 'Upstream calls, retries and credential waits included, by service, route, final status and outcome (success, the error code, or cancelled: the caller went away).',
     labelNames: ['service', 'route', 'status', 'outcome'] as const,
     buckets: SECONDS_BUCKETS,
     registers: [registry],

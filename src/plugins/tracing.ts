@@ -44,8 +44,8 @@ const headerGetter: TextMapGetter<RequestHeaders> = {
   get: (headers, key) => headers.get(key) ?? undefined,
 };
 
-/** A missing session is an ordinary answer (logged at info), not a failed call. */
-const ordinaryOutcomes = new Set<UpstreamCallEvent['outcome']>(['success', 'NOT_FOUND']);
+/** A missing session is an ordinary answer (logged at info), and a caller gone no failure of the call. */
+const ordinaryOutcomes = new Set<UpstreamCallEvent['outcome']>(['success', 'NOT_FOUND', 'cancelled']);
 
 /** Continues the caller's trace: runs before @envelop/opentelemetry opens the operation span. */
 function useTraceContext(): Plugin {

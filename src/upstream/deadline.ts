@@ -1,9 +1,11 @@
 /**
- * One deadline per upstream call. It bounds the connection, the retries, the backoff sleeps and the
- * wait for credentials alike, so a caller never waits longer than `upstreamTimeoutMs` in total.
+ * Deadlines. An operation has one (`createOperationDeadline`, REQUEST_TIMEOUT_MS): one timer for all
+ * of its upstream calls, made when the first call needs it. Each upstream call has its own
+ * (`createDeadline`, UPSTREAM_TIMEOUT_MS), bounding the connection and the wait for one, the retries,
+ * the backoff sleeps and the wait for credentials alike, and never outlasting its operation's.
  */
 
-/** The abort reason when the deadline, not the caller, ended the call. */
+/** The abort reason when the call's own deadline, not the caller, ended the call. */
 export class DeadlineExceededError extends Error {
   constructor() {
     super('The upstream deadline was exceeded.');
@@ -11,23 +13,107 @@ export class DeadlineExceededError extends Error {
   }
 }
 
+/** The abort reason of an operation's signal when its deadline passed (the caller did not leave). */
+export class OperationTimedOutError extends Error {
+  constructor() {
+    super('The operation timed out.');
+    this.name = 'OperationTimedOutError';
+  }
+}
+
+/**
+ * Why an operation's signal aborted: its deadline passed, or its caller went away (closed the
+ * connection, abandoned the stream, ended the operation).
+ */
+export function abortCauseOf(signal: AbortSignal): 'deadline' | 'cancelled' {
+  return signal.reason instanceof OperationTimedOutError ? 'deadline' : 'cancelled';
+}
+
+/** What an operation hands each of its upstream calls: plain values, no GraphQL. */
+export interface OperationBounds {
+  /** Aborts when the operation's deadline passes (OperationTimedOutError) or its caller leaves. */
+  readonly signal?: AbortSignal | undefined;
+  /** When the operation's deadline passes, on performance.now()'s clock. */
+  readonly expiresAt?: number | undefined;
+}
+
+export interface OperationDeadline {
+  readonly expiresAt: number;
+  /** Made on first use: an operation that calls no upstream sets no timer. */
+  readonly signal: AbortSignal;
+  /** Releases the timer and the listener on the caller's signal; the operation is over. */
+  dispose(): void;
+}
+
+export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortSignal): OperationDeadline {
+  const expiresAt = performance.now() + timeoutMs;
+  let controller: AbortController | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let disposed = false;
+  const onCallerAbort = () => controller!.abort(callerSignal!.reason);
+  const expire = () => {
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+    controller!.abort(new OperationTimedOutError());
+  };
+  const arm = (made: AbortController) => {
+    if (callerSignal?.aborted) return made.abort(callerSignal.reason);
+    const left = expiresAt - performance.now();
+    if (left <= 0) return made.abort(new OperationTimedOutError());
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    timer = setTimeout(expire, left);
+    timer.unref();
+  };
+  return {
+    expiresAt,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (!disposed) arm(controller);
+      }
+      return controller.signal;
+    },
+    dispose() {
+      disposed = true;
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    },
+  };
+}
+
 export interface Deadline {
   /** Aborts when the time is up or the caller's own signal aborts. */
   readonly signal: AbortSignal;
   remainingMs(): number;
-  /** Why the signal fired; undefined while it has not. */
-  abortCause(): 'timeout' | 'cancelled' | undefined;
+  /**
+   * Why the signal fired: the call's own time ran out, its operation's did, or the caller left;
+   * undefined while it has not.
+   */
+  abortCause(): 'timeout' | 'deadline' | 'cancelled' | undefined;
   /** Releases the timer and the listener on the caller's signal. */
   dispose(): void;
 }
 
-export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal): Deadline {
+/**
+ * A call's deadline: the sooner of `timeoutMs` from now and its operation's. When the operation's
+ * comes first, the call shares the operation's signal and timer: nothing is made for it.
+ */
+export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, callerExpiresAt?: number): Deadline {
+  const now = performance.now();
+  if (callerSignal && callerExpiresAt !== undefined && callerExpiresAt - now <= timeoutMs) {
+    return {
+      signal: callerSignal,
+      remainingMs: () => Math.max(0, callerExpiresAt - performance.now()),
+      abortCause: () => (callerSignal.aborted ? abortCauseOf(callerSignal) : undefined),
+      dispose() {},
+    };
+  }
   const controller = new AbortController();
-  const expiresAt = performance.now() + timeoutMs;
-  let cause: 'timeout' | 'cancelled' | undefined;
+  const expiresAt = now + timeoutMs;
+  let cause: 'timeout' | 'deadline' | 'cancelled' | undefined;
 
   const onCallerAbort = () => {
-    cause ??= 'cancelled';
+    // Stryker disable next-line OptionalChaining: only the caller's signal calls this
+    cause ??= abortCauseOf(callerSignal!);
     // Stryker disable next-line OptionalChaining: only the caller's signal calls this
     controller.abort(callerSignal?.reason);
   };

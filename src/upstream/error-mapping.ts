@@ -9,14 +9,17 @@
  * | 400 from a credential route (token, session login) | UPSTREAM_UNAUTHORIZED     |
  * | 404 on a route that names what is missing          | NOT_FOUND                 |
  * | 408, 429, 5xx (after retries)                      | UPSTREAM_UNAVAILABLE      |
- * | connection failure, deadline, cancellation         | UPSTREAM_UNAVAILABLE      |
+ * | connection failure, deadline (call's or operation's)| UPSTREAM_UNAVAILABLE      |
  * | too many answer bytes in flight in the gateway     | UPSTREAM_UNAVAILABLE      |
  * | any other status (other 4xx, 404 elsewhere, 3xx)   | UPSTREAM_INVALID_RESPONSE |
  * | 2xx whose body is not JSON or fails its zod model  | UPSTREAM_INVALID_RESPONSE |
  * | 2xx that fails the request's own check (more rows) | UPSTREAM_INVALID_RESPONSE |
+ *
+ * A caller that went away is no upstream outcome: its calls end with CallerGoneError (src/errors.ts).
  */
 import type { z } from 'zod';
-import { UpstreamError, type UpstreamService } from '../errors.js';
+import { CallerGoneError, UpstreamError, type UpstreamService } from '../errors.js';
+import { abortCauseOf } from './deadline.js';
 
 const serviceNames: Record<UpstreamService, string> = {
   identity: 'The identity service',
@@ -51,7 +54,8 @@ export function errorForStatus(service: UpstreamService, status: number, context
   );
 }
 
-export type TransportFailure = 'timeout' | 'cancelled' | 'connection';
+/** timeout: the call's own deadline; deadline: its operation's (REQUEST_TIMEOUT_MS). */
+export type TransportFailure = 'timeout' | 'deadline' | 'connection';
 
 export function errorForTransport(
   service: UpstreamService,
@@ -61,10 +65,21 @@ export function errorForTransport(
   const name = serviceNames[service];
   const message = {
     timeout: `${name} did not answer in time.`,
-    cancelled: `The call to ${name.charAt(0).toLowerCase()}${name.slice(1)} was cancelled.`,
+    deadline: `${name} did not answer before the request timed out.`,
     connection: `${name} could not be reached.`,
   }[failure];
   return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, { ...detail, failure });
+}
+
+/**
+ * What a wait ends with once its operation's signal aborted: the deadline's time out, or the caller
+ * gone. `waitedFor` names what it waited for (a shared call, a turn): no call of its own logged it,
+ * so its detail names no `route` and the request's error log writes it.
+ */
+export function errorForAbort(service: UpstreamService, signal: AbortSignal, waitedFor: string): UpstreamError | CallerGoneError {
+  return abortCauseOf(signal) === 'deadline'
+    ? errorForTransport(service, 'deadline', { waitedFor })
+    : new CallerGoneError({ upstream: service, waitedFor });
 }
 
 /**

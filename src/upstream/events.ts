@@ -15,7 +15,8 @@ export interface UpstreamCallEvent {
   /** Transient retries (connection, 429, 502-504); the credential retry is counted apart. */
   readonly retries: number;
   readonly credentialRetry: boolean;
-  readonly outcome: 'success' | ErrorCode;
+  /** cancelled: the caller went away (no upstream failure, see CallerGoneError). */
+  readonly outcome: 'success' | 'cancelled' | ErrorCode;
 }
 
 export interface CredentialRenewalEvent {

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ByteHolding, ByteReservations } from '../byte-reservations.js';
-import { UpstreamError, type UpstreamService } from '../errors.js';
+import { CallerGoneError, UpstreamError, type UpstreamService } from '../errors.js';
 import type { CredentialLease, CredentialSource } from './credentials.js';
 import { createDeadline, type Deadline } from './deadline.js';
 import {
@@ -89,7 +89,10 @@ export interface UpstreamHttpOptions {
 
 export interface RequestCall {
   readonly log: Logger;
+  /** The operation's signal: aborts when its deadline passes or its caller leaves. */
   readonly signal?: AbortSignal | undefined;
+  /** When the operation's deadline passes (performance.now()'s clock); the call ends by then. */
+  readonly expiresAt?: number | undefined;
 }
 
 /** An answer with the byte length of the body it was read from (for caches bounded in bytes). */
@@ -142,7 +145,7 @@ export class UpstreamHttp {
     traceEnd: ((event: UpstreamCallEvent) => void) | undefined,
   ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
-    const deadline = createDeadline(this.#options.timeoutMs, call.signal);
+    const deadline = createDeadline(this.#options.timeoutMs, call.signal, call.expiresAt);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false, lease: undefined };
     // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
     const line = () => ({
@@ -176,6 +179,13 @@ export class UpstreamHttp {
       report(event(fields, 'success'));
       return answer;
     } catch (caught) {
+      if (deadline.abortCause() === 'cancelled') {
+        // The caller left: no upstream failure. One debug line; the request's own line says the rest.
+        const fields = line();
+        call.log.debug(fields, 'upstream call cancelled: the caller went away');
+        report(event(fields, 'cancelled'));
+        throw new CallerGoneError({ upstream: this.service, route: request.route });
+      }
       const error = this.#asUpstreamError(caught, deadline, request.route);
       const sent = [
         request.headers?.['authorization'],
@@ -189,7 +199,7 @@ export class UpstreamHttp {
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
       // Stryker disable next-line OptionalChaining: an UpstreamError always carries a detail, its service at least
       const failure = error.detail?.['failure'];
-      const address = failure === 'connection' || failure === 'timeout' ? { address: this.#address } : {};
+      const address = failure === 'connection' || failure === 'timeout' || failure === 'deadline' ? { address: this.#address } : {};
       call.log[level]({ ...fields, ...address, code: error.code, err: error }, 'upstream call failed');
       report(event(fields, error.code));
       throw error;
@@ -368,7 +378,7 @@ export class UpstreamHttp {
   #asUpstreamError(caught: unknown, deadline: Deadline, route: string): UpstreamError {
     if (caught instanceof UpstreamError) return caught;
     const cause = deadline.abortCause();
-    if (cause) return errorForTransport(this.service, cause, { route });
+    if (cause === 'timeout' || cause === 'deadline') return errorForTransport(this.service, cause, { route });
     const errorCode = errorCodeOf(caught);
     if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
       return errorForInvalidBody(this.service, { route, problem: 'body exceeds the size limit' });

@@ -3,10 +3,13 @@ import type { Logger } from 'pino';
 import type { FileInfo } from './content-library/schemas.js';
 import type { AuditRecord } from './identity/schemas.js';
 
-/** Per-call context: the request's logger (carries the request id) and its abort signal. */
+/** Per-call context: the request's logger (carries the request id), its signal and its deadline. */
 export interface CallOptions {
   readonly log: Logger;
+  /** Aborts when the operation's deadline passes or its caller goes away (see ../upstream/deadline.ts). */
   readonly signal?: AbortSignal;
+  /** When the operation's deadline passes, on performance.now()'s clock: every call ends by then. */
+  readonly expiresAt?: number;
 }
 
 /** One audit report request, in the upstream's own terms (spec 4.2). */

@@ -10,6 +10,8 @@ import { digestOf, filterKey } from '../../src/live/records.js';
 import { encodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
 import type { LiveItem } from '../../src/live/subscriber.js';
 import { LiveSubscriber } from '../../src/live/subscriber.js';
+import { abortCauseOf } from '../../src/upstream/deadline.js';
+import { errorForAbort } from '../../src/upstream/error-mapping.js';
 import { auditRecord, fakeIdentity, memoryLogger, type FakeIdentity } from './fake-identity.js';
 
 const SETTLE_MS = 5000;
@@ -244,8 +246,10 @@ describe('pollers and slots', () => {
     expect(await read(a)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(await read(b)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(live.stats()).toMatchObject({ subscriptions: 0, pollers: [] });
-    const errors = memory.lines().filter((line) => line.level === 50);
-    expect(errors).toEqual([expect.objectContaining({ component: 'live-audit', code: 'UPSTREAM_UNAVAILABLE' })]);
+    // Handled as designed: one warn line, no error.
+    expect(memory.lines().filter((line) => line.level === 50)).toEqual([]);
+    const gaveUp = memory.lines().filter((line) => line.msg === 'live audit poller gave up: upstream failing');
+    expect(gaveUp).toEqual([expect.objectContaining({ level: 40, component: 'live-audit', code: 'UPSTREAM_UNAVAILABLE' })]);
     // A new poller for the same filter serves the next subscriber.
     identity.failWith = undefined;
     const c = live.subscribe({ callerId: 'a' });
@@ -273,6 +277,36 @@ describe('pollers and slots', () => {
 });
 
 describe('catch-up reads', () => {
+  it("bounds each read by a query's deadline, and retries one that timed out", async () => {
+    const base = fakeIdentity([auditRecord(1, Date.now() - 100)]);
+    const cut: AbortSignal[] = [];
+    let hang = true;
+    const identity = {
+      ...base,
+      auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
+        const [, call] = args;
+        // The poller's reads have no deadline; a catch-up read answers only when its own ends, as a stalled upstream.
+        if (call.expiresAt === undefined || !hang) return base.auditReport(...args);
+        const signal = call.signal!;
+        return new Promise<never>((_, reject) =>
+          signal.addEventListener('abort', () => (cut.push(signal), reject(errorForAbort('identity', signal, 'audit-report'))), {
+            once: true,
+          }),
+        );
+      },
+    };
+    const { live, memory } = hub(identity, { catchUpTimeoutMs: 50 });
+    const stream = live.subscribe({ filter: { objectType: 'LOGIN' }, since: new Date(Date.now() - 1000) });
+    await until(() => cut.length > 0, 'a read cut by its deadline');
+    hang = false;
+    expect(abortCauseOf(cut[0]!)).toBe('deadline');
+    expect(await read(stream)).toBe('uuid-1');
+    expect(memory.lines().find((line) => line.msg === 'live audit catch-up read failed; retrying')).toMatchObject({
+      level: 40,
+      code: 'UPSTREAM_UNAVAILABLE',
+    });
+  });
+
   it.each([
     ['in one read', undefined],
     ['in parts, when larger than the reads may hold', 2 * 1024 * 1024],
@@ -451,7 +485,8 @@ describe('catch-up reads', () => {
     const identity = {
       ...base,
       auditReport(...args: Parameters<FakeIdentity['auditReport']>) {
-        if (args[1].signal !== failFor) return base.auditReport(...args);
+        // A catch-up read has a deadline (a query's); the poller's reads have none.
+        if (!failFor || args[1].expiresAt === undefined) return base.auditReport(...args);
         catchUpReads++;
         return Promise.reject(new Error('reset'));
       },
@@ -476,6 +511,9 @@ describe('catch-up reads', () => {
     expect(await read(stream)).toBe('error UPSTREAM_UNAVAILABLE');
     expect(await read(stream)).toBe('done');
     expect(live.stats().subscriptions).toBe(0);
+    expect(memory.lines().filter((line) => line.msg === 'live audit catch-up gave up: upstream failing')).toEqual([
+      expect.objectContaining({ level: 40, code: 'UPSTREAM_UNAVAILABLE' }),
+    ]);
   });
 
   it('a failing catch-up read is retried each poll interval, then ends the stream once giveUpMs has passed', async () => {

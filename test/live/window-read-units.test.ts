@@ -264,11 +264,7 @@ describe('readWindow within its memory bound', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT);
     leaving.abort();
-    expect(await left).toMatchObject({
-      code: 'UPSTREAM_UNAVAILABLE',
-      message: 'The live audit read was cancelled.',
-      detail: { service: 'identity' },
-    });
+    expect(await left).toMatchObject({ name: 'CallerGoneError', detail: { upstream: 'identity', waitedFor: 'live-audit-read-turn' } });
     identity.open();
     for (const part of await Promise.all(reads)) expect(part.records.map((r) => r.uuid)).toEqual(['uuid-1']);
     expect(identity.queries).toHaveLength(LIVE_PAGES_IN_FLIGHT + 1);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { BadUserInputError, UpstreamError } from '../../src/errors.js';
 import { createLoaders, MAX_UPSTREAM_CALLS_PER_REQUEST, REQUEST_CONCURRENCY } from '../../src/loaders.js';
+import { createOperationDeadline } from '../../src/upstream/deadline.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, UpdateSessionFileRow, Upstreams } from '../../src/upstream/types.js';
 
 const CALL = { signal: new AbortController().signal } as unknown as CallOptions;
@@ -168,6 +169,32 @@ describe('request loaders', () => {
     }
     expect(await all).toHaveLength(12);
     expect(held.most()).toBe(8);
+  });
+
+  it("makes no call whose turn comes after the request's deadline: each is timed out on its own item", async () => {
+    const held = heldAnswers();
+    const { upstreams, calls } = fakeUpstreams({ answer: held.answer });
+    const deadline = createOperationDeadline(30);
+    const call = { log: CALL.log, signal: deadline.signal, expiresAt: deadline.expiresAt } as CallOptions;
+    const loaders = createLoaders(upstreams, call);
+    const ids = Array.from({ length: REQUEST_CONCURRENCY + 2 }, (_, i) => `s${i}`);
+    const all = Promise.allSettled(ids.map((id) => loaders.updateSessionFiles.load(id)));
+    await ticks();
+    expect(calls).toHaveLength(REQUEST_CONCURRENCY);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    for (let round = 0; round < 2; round++) {
+      for (const waiting of held.waiting.splice(0)) waiting.release();
+      await ticks();
+    }
+    const settled = await all;
+    expect(calls).toHaveLength(REQUEST_CONCURRENCY);
+    expect(settled.slice(0, REQUEST_CONCURRENCY).every((s) => s.status === 'fulfilled')).toBe(true);
+    for (const late of settled.slice(REQUEST_CONCURRENCY)) {
+      expect(late).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'UPSTREAM_UNAVAILABLE', message: expect.stringMatching(/timed out/), detail: { waitedFor: 'update-session-files', failure: 'deadline' } },
+      });
+    }
   });
 
   it('frees a slot when its call fails, and serves any number of calls one after another', async () => {

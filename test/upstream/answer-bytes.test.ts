@@ -186,7 +186,7 @@ describe('answer bytes in flight', () => {
       const call = failure(identity.auditReport(QUERY, { log, signal: caller.signal }));
       await vi.waitFor(() => expect(inFlight()).toBe(PAUSED_AT));
       caller.abort();
-      expect(await call).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { failure: 'cancelled' } });
+      expect(await call).toMatchObject({ name: 'CallerGoneError', detail: { upstream: 'identity', route: 'audit-report' } });
       expect(inFlight()).toBe(0);
     });
 

@@ -192,9 +192,9 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     setTimeout(() => leaving.abort(), 20);
 
     await expect(first).rejects.toMatchObject({
-      code: 'UPSTREAM_UNAVAILABLE',
-      message: 'The call to the identity service was cancelled.',
-      detail: { route: 'audit-report', failure: 'cancelled' },
+      name: 'CallerGoneError',
+      message: 'The caller went away before the answer was ready.',
+      detail: { upstream: 'identity', waitedFor: 'audit-report' },
     });
     expect((await second).rows).toHaveLength(5);
     await api.auditReport(query, plain.call);
@@ -205,8 +205,8 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     const { api } = cacheOver(plain);
     const gone = AbortSignal.abort();
     await expect(api.auditReport(closedWindow(5), { ...plain.call, signal: gone })).rejects.toMatchObject({
-      code: 'UPSTREAM_UNAVAILABLE',
-      detail: { route: 'audit-report', failure: 'cancelled' },
+      name: 'CallerGoneError',
+      detail: { upstream: 'identity', waitedFor: 'audit-report' },
     });
     expect(upstreamCalls(plain)).toBe(0);
   });

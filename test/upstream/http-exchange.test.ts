@@ -45,7 +45,8 @@ function httpWith(baseUrl: string, dispatcher: Dispatcher, more: Partial<Upstrea
   });
   const log = createLogger({ level: 'debug', destination: memory });
   const failureLine = () => memory.lines().find((line) => line.msg === 'upstream call failed')!;
-  return { http, log, failureLine };
+  const cancelledLine = () => memory.lines().find((line) => line.msg === 'upstream call cancelled: the caller went away')!;
+  return { http, log, failureLine, cancelledLine };
 }
 
 const getItems = <T>(schema: z.ZodType<T>): UpstreamRequest<T> => ({ route: 'items', method: 'GET', path: '/items', schema });
@@ -263,7 +264,7 @@ describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () =
 
   /**
    * One attempt answered by `attempt`, which is handed `leave`: the caller goes away once that
-   * attempt's outcome has been handled, i.e. during the pause before the next. Returns the failure line.
+   * attempt's outcome has been handled, i.e. during the pause before the next. Returns the call's line.
    */
   async function leaveDuringBackoff(attempt: (leave: () => void) => Promise<unknown>) {
     const caller = new AbortController();
@@ -274,13 +275,15 @@ describe('a caller who leaves during a backoff pause', { timeout: 10_000 }, () =
         return attempt(() => setImmediate(() => caller.abort()));
       },
     } as unknown as Dispatcher;
-    const { http, log, failureLine } = httpWith('https://library.example', dispatcher, retrying);
+    const { http, log, failureLine, cancelledLine } = httpWith('https://library.example', dispatcher, retrying);
     await expect(http.request(getItems(anything), { log, signal: caller.signal })).rejects.toMatchObject({
-      code: 'UPSTREAM_UNAVAILABLE',
-      detail: { route: 'items', failure: 'cancelled' },
+      name: 'CallerGoneError',
+      detail: { upstream: 'content-library', route: 'items' },
     });
     expect(attempts).toBe(1);
-    return failureLine();
+    expect(failureLine()).toBeUndefined();
+    expect(cancelledLine()).toMatchObject({ level: 20 });
+    return cancelledLine();
   }
 
   it('after a failed connection, is let go without another attempt', async () => {

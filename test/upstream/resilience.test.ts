@@ -132,7 +132,7 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
     const { error, ms } = await timed(
       harness.upstreams.identity!.auditReport(fullWindow(1), { ...harness.call, signal: controller.signal }),
     );
-    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { failure: 'cancelled' } });
+    expect(error).toMatchObject({ name: 'CallerGoneError', detail: { upstream: 'identity', route: 'audit-report' } });
     expect(ms).toBeLessThan(600);
   });
 
@@ -153,7 +153,7 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
       const { error, ms } = await timed(call(upstreams, controller.signal));
-      expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', detail: { failure: 'cancelled' } });
+      expect(error).toMatchObject({ name: 'CallerGoneError' });
       expect(ms).toBeLessThan(DEADLINE_MS - 500);
       expect(harness.sim.control.counters()).toMatchObject({ audit: 0, files: 0 });
     } finally {

@@ -71,10 +71,10 @@ describe('observers', { timeout: 10_000 }, () => {
 
 describe('transport failures and issues', () => {
   it('names the service in each transport message', () => {
-    expect(errorForTransport('content-library', 'cancelled', { route: 'x' })).toMatchObject({
+    expect(errorForTransport('content-library', 'deadline', { route: 'x' })).toMatchObject({
       code: 'UPSTREAM_UNAVAILABLE',
-      message: 'The call to the content library service was cancelled.',
-      detail: { route: 'x', failure: 'cancelled' },
+      message: 'The content library service did not answer before the request timed out.',
+      detail: { route: 'x', failure: 'deadline' },
     });
     expect(errorForTransport('identity', 'timeout', {}).message).toBe('The identity service did not answer in time.');
   });

@@ -22,7 +22,7 @@
 import { LRUCache } from 'lru-cache';
 import { UpstreamError } from '../../errors.js';
 import { untilAborted } from '../deadline.js';
-import { errorForTransport } from '../error-mapping.js';
+import { errorForAbort } from '../error-mapping.js';
 import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
 import type { MeasuredAuditPage } from './client.js';
@@ -128,7 +128,7 @@ export class AuditPageCache {
       call.log.debug({ cache: CACHE_LABEL, rows: kept.page.rows.length }, 'audit report page served from the cache');
       return kept.page;
     }
-    if (call.signal?.aborted) throw cancelled();
+    if (call.signal?.aborted) throw aborted(call.signal);
     const status: LRUCache.Status<string, MeasuredAuditPage, PageFetch> = {};
     const flight = this.#lru.fetch(key, { context: { fetch, call }, status }) as Promise<MeasuredAuditPage>;
     // Every waiter handles the rejection; this keeps one nobody waits for any more from going unhandled.
@@ -189,9 +189,9 @@ async function waitFor<T>(flight: Promise<T>, call: CallOptions): Promise<T> {
   try {
     return await untilAborted(flight, signal);
   } catch (error) {
-    if (!(error instanceof UpstreamError) && signal.aborted) throw cancelled();
+    if (!(error instanceof UpstreamError) && signal.aborted) throw aborted(signal);
     throw error;
   }
 }
 
-const cancelled = () => errorForTransport('identity', 'cancelled', { route: CACHE_LABEL });
+const aborted = (signal: AbortSignal) => errorForAbort('identity', signal, CACHE_LABEL);
