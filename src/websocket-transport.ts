@@ -122,7 +122,11 @@ export function serveGraphqlWs<P extends Record<string, unknown>>(
     onSocket?.(socket, request);
     // ws ends the connection itself after a protocol error (a bad frame, an oversized message).
     socket.on('error', (error) => log.info({ err: error.message }, 'websocket connection error'));
-    const queue = new SendQueue(socket, bound, () => socket.close(POLICY_VIOLATION, QUEUE_FULL_REASON));
+    const queue = new SendQueue(socket, bound, () => {
+      if (socket.readyState !== socket.OPEN) return;
+      log.info({ queuedBytes: queue.queued, boundBytes: bound }, 'websocket closed: its client does not read what it is sent');
+      socket.close(POLICY_VIOLATION, QUEUE_FULL_REASON);
+    });
     let pongWaiting = false;
     let answeredPing = true;
     socket.on('pong', () => (answeredPing = true));
