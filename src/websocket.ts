@@ -98,7 +98,6 @@ interface OperationExchange {
   /** Execution (not subscription) began: its result is the operation's `next`, errors or not. */
   executed: boolean;
   answer?: ExecutionResult | AsyncIterable<ExecutionResult>;
-  state?: RequestState;
 }
 
 /** The server context of a request run for a WebSocket: its handshake, or one of its operations. */
@@ -108,8 +107,9 @@ const exchangeOf = (context: unknown) => (context as WebSocketServerContext | un
 
 /**
  * The hooks that hand a WebSocket's requests back to it. Yoga hands plugins a copy of the server
- * context it is given, so what they settle (request id, caller) is copied into the records given
- * with the request; an operation's answer is taken instead of being written as an HTTP body.
+ * context it is given, so what they settle is copied into the record given with the request: the
+ * handshake's request id and caller; an operation's name, whether it executed, and its answer,
+ * taken instead of being written as an HTTP body.
  */
 export function useWebSocketRequests(): Plugin<object, WebSocketServerContext> {
   return {
@@ -131,13 +131,13 @@ export function useWebSocketRequests(): Plugin<object, WebSocketServerContext> {
       setResultProcessor((result) => {
         exchange.answer = result as OperationExchange['answer'];
         if (isAsyncIterable(result)) exchange.operation.attach(result);
+        // 200: the hooks after this one take any other status for an answer that was refused.
         return new Response(null, { status: 200 });
       }, 'application/json');
     },
     onResponse({ serverContext }) {
-      const { handshake, websocketOperation, requestId, caller } = serverContext;
+      const { handshake, requestId, caller } = serverContext;
       if (handshake) Object.assign(handshake, { requestId, caller });
-      if (websocketOperation) websocketOperation.state = { requestId, caller };
     },
   };
 }
@@ -163,12 +163,16 @@ function formattedResult(result: ExecutionResult): FormattedExecutionResult | un
   return { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
 }
 
+/** graphql-ws sends `error` only for GraphQLError instances; a plugin may have set a plain one. */
+const asGraphQLError = (error: GraphQLFormattedError | GraphQLError) =>
+  error instanceof GraphQLError ? error : new GraphQLError(error.message, { extensions: error.extensions });
+
 const unexpectedError = () => new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 
 /** The errors of an answer Yoga wrote out before any result was taken (a refusal before the request was parsed). */
 async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
   const body = (await response.json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
-  const errors = body?.errors?.map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
+  const errors = body?.errors?.map(asGraphQLError);
   return errors?.length ? errors : [unexpectedError()];
 }
 
@@ -212,7 +216,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     if (!response) return [];
     if (answer === undefined) return errorsOfResponse(response);
     // A request refused, or a subscription that did not start: an `error` message, as graphql-ws sends for them.
-    if (!isAsyncIterable(answer) && !exchange.executed && answer.errors?.length) return answer.errors as GraphQLError[];
+    if (!isAsyncIterable(answer) && !exchange.executed && answer.errors?.length) return answer.errors.map(asGraphQLError);
     const prepared: Prepared = { answer, operation };
     return { schema, document: SETTLED, rootValue: prepared } satisfies ExecutionArgs;
   }
