@@ -160,6 +160,12 @@ const cases: Record<string, Case> = {
     headers: () => key,
     decision: 'PERSISTED_QUERY_ONLY',
   },
+  'persisted-only: a live subscription not in the list': {
+    server: 'persisted',
+    params: { query: 'subscription { auditEventAdded { resumeAfter } }' },
+    headers: () => key,
+    decision: 'PERSISTED_QUERY_ONLY',
+  },
   'persisted-only: a listed operation by its hash': {
     server: 'persisted',
     params: { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: sha256(LISTED) } } },
