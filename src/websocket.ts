@@ -1,24 +1,25 @@
 /**
- * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws) on the HTTP server's port and path,
- * as Yoga's docs set it up: each operation runs through Yoga's envelop (the same parse limits,
- * validation, context, error masking). The caller is authenticated once per connection from
- * `connectionParams` (`x-api-key`, `authorization`) by running them through Yoga's own request
- * pipeline, so the checks are exactly those of HTTP; refused: close 4403, nothing reaches an upstream.
- * Each operation writes its own access line when it ends, and continues the trace the handshake
- * was given (`traceparent` in the params or the upgrade request's headers).
+ * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws) on the HTTP server's port and path.
+ * Every operation is an HTTP request to Yoga (yoga.fetch): the POST the client would have sent,
+ * with the connection's credentials and trace context as its headers, so it passes every hook an
+ * HTTP request passes (caller auth, persisted operations, limits, introspection policy, masking,
+ * traces) and a policy added later applies here without a line in this file. Only the answer is
+ * taken before it is written out: a result, or the stream graphql-ws sends message by message.
+ * The caller is authenticated once per connection the same way (refused: close 4403, nothing
+ * reaches an upstream). Each operation writes its own access line when it ends.
+ * The socket's own bounds (pongs, send queue, closing) are in src/websocket-transport.ts.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { getOperationAST, GraphQLError, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, parse, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { RequestState } from './context.js';
 import { LIVE_SOCKET, type LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
 import { WebSocketOperationLog } from './plugins/logging.js';
-import { requestIdOf, withRequestId } from './plugins/request-id.js';
+import { schema } from './schema/index.js';
 import {
   ConnectionOperations,
   ExecutingOperations,
@@ -26,7 +27,7 @@ import {
   type ExecutionLimits,
   type Operation,
 } from './websocket-operations.js';
-import { errorMaskingFor } from './error-masking.js';
+import { serveGraphqlWs, type SendQueue, type SocketExtra } from './websocket-transport.js';
 import type { GatewayYoga } from './yoga.js';
 
 export interface WebSocketOptions {
@@ -40,6 +41,10 @@ export interface WebSocketOptions {
   readonly completeGraceMs?: number;
   /** Operations executing at once (live streams not counted); the defaults: WEBSOCKET_EXECUTION_LIMITS. */
   readonly executionLimits?: ExecutionLimits;
+  /** What one socket may have queued for its client; the default: sendQueueBytes(). */
+  readonly sendQueueBytes?: number;
+  /** How long a socket may take to send `connection_init`: graphql-ws's 3 s by default. */
+  readonly connectionInitWaitTimeout?: number;
 }
 
 /**
@@ -58,6 +63,7 @@ export interface WebSockets {
 const HEADER_PARAMS = new Set(['x-api-key', 'authorization', 'traceparent', 'tracestate']);
 const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 const MAX_PARAM_LENGTH = 8192;
+const GRAPHQL_URL = 'http://gateway.internal/graphql';
 
 /** Sets a header a caller sent, unless it is no header value at all (a line break, a wide character). */
 function setIfValid(headers: Headers, name: string, value: unknown): void {
@@ -70,29 +76,65 @@ function setIfValid(headers: Headers, name: string, value: unknown): void {
 }
 
 /**
- * The request the caller would have sent over HTTP with these connection params. Their names are
+ * The headers the caller would have sent over HTTP with these connection params. Their names are
  * matched as header names are, whatever their case; trace context may also come with the upgrade
  * request's own headers, so a connection's operations continue the caller's trace.
  */
-function requestOf(connectionParams: Record<string, unknown> | undefined, upgrade: IncomingMessage): Request {
-  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json' });
+function headersOf(connectionParams: Record<string, unknown> | undefined, upgrade: IncomingMessage): Headers {
+  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/graphql-response+json, text/event-stream' });
   for (const [key, value] of Object.entries(connectionParams ?? {})) {
     const name = key.toLowerCase();
     if (HEADER_PARAMS.has(name)) setIfValid(headers, name, value);
   }
   for (const name of TRACE_HEADERS) if (!headers.has(name)) setIfValid(headers, name, upgrade.headers[name]);
-  return new Request('http://gateway.internal/graphql', { method: 'POST', headers, body: '{"query":"{__typename}"}' });
+  return headers;
 }
 
-/** A handshake's server context: `handshake` receives what the pipeline settled for it. */
-type HandshakeContext = RequestState & { handshake?: RequestState };
+/** What one operation's request learns on its way through Yoga, for the socket to answer with. */
+interface OperationExchange {
+  readonly access: WebSocketOperationLog;
+  /** Keeps a stream the moment it starts: ended at once if the operation ended meanwhile. */
+  readonly operation: Operation;
+  /** Execution (not subscription) began: its result is the operation's `next`, errors or not. */
+  executed: boolean;
+  answer?: ExecutionResult | AsyncIterable<ExecutionResult>;
+}
+
+/** The server context of a request run for a WebSocket: its handshake, or one of its operations. */
+type WebSocketServerContext = RequestState & { handshake?: RequestState; websocketOperation?: OperationExchange };
+
+const exchangeOf = (context: unknown) => (context as WebSocketServerContext | undefined)?.websocketOperation;
 
 /**
- * Yoga hands plugins a copy of the server context it is given, so a handshake cannot read what
- * they recorded there; this copies the request id and caller into the handshake's own record.
+ * The hooks that hand a WebSocket's requests back to it. Yoga hands plugins a copy of the server
+ * context it is given, so what they settle is copied into the record given with the request: the
+ * handshake's request id and caller; an operation's name, whether it executed, and its answer,
+ * taken instead of being written as an HTTP body.
  */
-export function useWebSocketHandshake(): Plugin<object, HandshakeContext> {
+export function useWebSocketRequests(): Plugin<object, WebSocketServerContext> {
   return {
+    onParse({ context }) {
+      const exchange = exchangeOf(context);
+      if (!exchange) return;
+      const { params } = context as { params?: { operationName?: string | null } };
+      return ({ result }) => {
+        if (!(result instanceof Error)) exchange.access.parsed(result, params?.operationName);
+      };
+    },
+    onExecute({ args }) {
+      const exchange = exchangeOf(args.contextValue);
+      if (exchange) exchange.executed = true;
+    },
+    onResultProcess({ serverContext, setResultProcessor }) {
+      const exchange = exchangeOf(serverContext);
+      if (!exchange) return;
+      setResultProcessor((result) => {
+        exchange.answer = result as OperationExchange['answer'];
+        if (isAsyncIterable(result)) exchange.operation.attach(result);
+        // 200: the hooks after this one take any other status for an answer that was refused.
+        return new Response(null, { status: 200 });
+      }, 'application/json');
+    },
     onResponse({ serverContext }) {
       const { handshake, requestId, caller } = serverContext;
       if (handshake) Object.assign(handshake, { requestId, caller });
@@ -100,12 +142,13 @@ export function useWebSocketHandshake(): Plugin<object, HandshakeContext> {
   };
 }
 
-type Prepared = { execute: (args: ExecutionArgs) => unknown; stream?: AsyncIterable<ExecutionResult>; operation: Operation };
+/**
+ * graphql-ws looks for an operation in the document of the execution arguments before it runs
+ * them; the answer is settled by then (Prepared), so this stands in for the caller's document.
+ */
+const SETTLED = parse('{ __typename }');
 
-const withCode = (errors: readonly GraphQLError[], code: string) =>
-  errors.map((error) =>
-    error.extensions?.code ? error : new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code } }),
-  );
+type Prepared = { answer: ExecutionResult | AsyncIterable<ExecutionResult>; operation: Operation };
 
 /** An error as Yoga's HTTP answers write it: without the extensions Yoga keeps to itself (`http`, `unexpected`). */
 function formatted(error: GraphQLError): GraphQLFormattedError {
@@ -120,38 +163,32 @@ function formattedResult(result: ExecutionResult): FormattedExecutionResult | un
   return { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
 }
 
+/** graphql-ws sends `error` only for GraphQLError instances; a plugin may have set a plain one. */
+const asGraphQLError = (error: GraphQLFormattedError | GraphQLError) =>
+  error instanceof GraphQLError ? error : new GraphQLError(error.message, { extensions: error.extensions });
+
+const unexpectedError = () => new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+
+/** The errors of an answer Yoga wrote out before any result was taken (a refusal before the request was parsed). */
+async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
+  const body = (await response.json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
+  const errors = body?.errors?.map(asGraphQLError);
+  return errors?.length ? errors : [unexpectedError()];
+}
+
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
-  // HTTP's masking; its limit only words a body refusal, which a WebSocket message never gets (1009 instead).
-  const maskError = errorMaskingFor(options.maxPayloadBytes);
-  const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
-  // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
-  const { watchSocket } = options;
-  if (watchSocket) {
-    wsServer.on('connection', (webSocket, request) =>
-      watchSocket(request.socket as Socket, (code, reason) => webSocket.close(code, reason)),
-    );
-  }
-  /** Per connection: the handshake's request, its id and the caller it admitted, and its socket. */
-  const connections = new WeakMap<object, { request: Request; state: RequestState; socket: WebSocket }>();
+  /** Per connection: the headers of its requests, the caller its handshake admitted, its socket's queue. */
+  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue }>();
   /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
   const operations = new Map<object, ConnectionOperations>();
   const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
-  const writeAccessLog = (ctx: { extra: { socket: WebSocket } }, payload: object, refused = false) => {
+  const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
     const { socket } = ctx.extra;
     const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
     accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
-  };
-  /**
-   * An error a connection's client is sent, through the gateway's masking as over HTTP. As Yoga
-   * does, its logger hears of every error the masking changed: the unexpected is logged there, once.
-   */
-  const masked = (ctx: object, error: unknown): GraphQLError => {
-    const answer = maskError(error, 'Unexpected error.') as GraphQLError;
-    if (answer !== error) withRequestId(requestIdOf(connections.get(ctx)?.state ?? {}), () => yoga.logger.error(error));
-    return answer;
   };
   const operationsOf = (ctx: object) => {
     let ofConnection = operations.get(ctx);
@@ -159,69 +196,51 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     return ofConnection;
   };
 
-  /** The execution arguments of a subscribe message, or the errors that refuse it. */
-  async function prepare(
-    ctx: object,
-    payload: SubscribePayload,
-    operation: Operation,
-    access: WebSocketOperationLog,
-  ): Promise<ExecutionArgs | unknown[]> {
+  /** Runs a subscribe message as the HTTP request it stands for: its execution arguments, or the errors that refuse it. */
+  async function run(ctx: object, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
     const connection = connections.get(ctx);
     if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
-    // Every operation of the connection carries the handshake's request id and caller, and its
-    // socket: closed should the client of a live subscription stop reading. Its request is its
-    // own, with the operation's signal: aborted when the operation ends.
-    const { url, method, headers } = connection.request;
-    const enveloped = yoga.getEnveloped({
-      ...connection.state,
-      [LIVE_SOCKET]: connection.socket,
-      request: new Request(url, { method, headers, signal: operation.signal }),
-      params: payload,
+    const exchange: OperationExchange = { access, operation, executed: false };
+    // Its own request, with the operation's signal: aborted when the operation ends. A live
+    // subscription's connection is ended through the socket's queue should its client stop reading.
+    const request = new Request(GRAPHQL_URL, { method: 'POST', headers: connection.headers, body: JSON.stringify(payload), signal: operation.signal });
+    const serverContext = { websocketOperation: exchange, [LIVE_SOCKET]: connection.queue } as WebSocketServerContext;
+    // An aborted request's fetch rejects at once, while Yoga finishes its work: a stream it then
+    // starts is ended as the processor hands it over (Operation.attach).
+    const response = await Promise.resolve(yoga.fetch(request, serverContext)).catch((error: unknown) => {
+      if (operation.ended) return undefined;
+      throw error;
     });
-    let document;
-    try {
-      document = enveloped.parse(payload.query);
-    } catch (error) {
-      // A syntax error, a parse limit, no operation to run: the caller's. Anything else is masked as unexpected.
-      return error instanceof GraphQLError ? withCode([error], 'GRAPHQL_PARSE_FAILED') : [error];
-    }
-    access.parsed(document, payload.operationName);
-    const errors = enveloped.validate(enveloped.schema, document);
-    if (errors.length > 0) return withCode(errors, 'GRAPHQL_VALIDATION_FAILED');
-    const args: ExecutionArgs = {
-      schema: enveloped.schema,
-      document,
-      operationName: payload.operationName ?? null,
-      variableValues: payload.variables ?? null,
-      contextValue: await enveloped.contextFactory(),
-      rootValue: { execute: enveloped.execute, operation } satisfies Prepared,
-    };
-    if (getOperationAST(document, payload.operationName)?.operation !== 'subscription') return args;
-    // The client completed it, or the socket closed, meanwhile: no stream to start.
-    if (operation.ended) return [new GraphQLError('The subscription was completed.')];
-    // Subscribed here, so that a refusal (limit, bad arguments) is this subscription's `error` message.
-    const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
-    if (!isAsyncIterable(result)) return withCode((result.errors ?? []) as GraphQLError[], 'INTERNAL_SERVER_ERROR');
-    operation.attach(result);
-    (args.rootValue as Prepared).stream = result;
-    return args;
+    const { answer } = exchange;
+    // Ended meanwhile: there is nobody to answer.
+    if (!response) return [];
+    if (answer === undefined) return errorsOfResponse(response);
+    // A request refused, or a subscription that did not start: an `error` message, as graphql-ws sends for them.
+    if (!isAsyncIterable(answer) && !exchange.executed && answer.errors?.length) return answer.errors.map(asGraphQLError);
+    const prepared: Prepared = { answer, operation };
+    return { schema, document: SETTLED, rootValue: prepared } satisfies ExecutionArgs;
   }
 
-  const disposable = useServer<Record<string, unknown>>(
+  const settledAnswer = (args: ExecutionArgs) => (args.rootValue as Prepared).answer as never;
+  const transport = serveGraphqlWs<Record<string, unknown>>(
+    { server, path: '/graphql', maxPayload: options.maxPayloadBytes },
     {
-      execute: (args) => (args.rootValue as Prepared).execute(args) as never,
-      subscribe: (args) => (args.rootValue as Prepared).stream as never,
+      execute: settledAnswer,
+      subscribe: settledAnswer,
       onConnect: async (ctx) => {
-        const request = requestOf(ctx.connectionParams, ctx.extra.request);
+        const headers = headersOf(ctx.connectionParams, ctx.extra.request);
         const state: RequestState = {};
-        const response = await yoga.fetch(request, { handshake: state } satisfies HandshakeContext);
+        const request = new Request(GRAPHQL_URL, { method: 'POST', headers, body: '{"query":"{__typename}"}' });
+        const response = await yoga.fetch(request, { handshake: state } satisfies WebSocketServerContext);
         await response.arrayBuffer();
         if (response.status === 401 || response.status === 403) {
           const refusal = { status: response.status, requestId: state.requestId };
           log.info(refusal, 'websocket connection refused: caller not authenticated');
           return false;
         }
-        connections.set(ctx, { request, state, socket: ctx.extra.socket });
+        // Its operations carry the handshake's request id: their log lines name the connection.
+        if (state.requestId) headers.set('x-request-id', state.requestId);
+        connections.set(ctx, { headers, state, queue: ctx.extra.queue });
         closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
         return true;
       },
@@ -234,7 +253,10 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         accessLogs.set(payload, access);
         const answer = refusal
           ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
-          : await prepare(ctx, payload, operation, access).catch((error: unknown) => [error]);
+          : await run(ctx, payload, operation, access).catch((error: unknown) => {
+              log.error({ err: error, requestId: connections.get(ctx)?.state.requestId }, 'unexpected error');
+              return [unexpectedError()];
+            });
         if (operation.superseded) {
           writeAccessLog(ctx, payload);
           return neverAnswered();
@@ -246,21 +268,21 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
           return neverAnswered();
         }
         // A refusal is sent as `error`; graphql-ws completes nothing for it.
-        const errors = answer.map((error) => masked(ctx, error));
         ofConnection.forget(id, operation);
-        access.sent(errors);
+        access.sent(answer.map(formatted));
         writeAccessLog(ctx, payload, true);
-        return errors;
+        return answer;
       },
       onNext: (_ctx, _id, payload, _args, result) => {
-        accessLogs.get(payload)?.sent(result.errors);
-        return formattedResult(result);
+        const answer = formattedResult(result);
+        accessLogs.get(payload)?.sent(answer?.errors);
+        return answer;
       },
-      // Every `error` message: refusals (masked already), a stream that failed, graphql-ws's own.
-      onError: (ctx, _id, payload, errors) => {
-        const sent = errors.map((error) => masked(ctx, error));
+      // Every `error` message: refusals (counted already), a stream that failed, graphql-ws's own.
+      onError: (_ctx, _id, payload, errors) => {
+        const sent = errors.map(formatted);
         accessLogs.get(payload)?.sent(sent);
-        return sent.map(formatted);
+        return sent;
       },
       // The last step before graphql-ws files the stream (or result) under its id.
       onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
@@ -273,7 +295,9 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         operations.delete(ctx);
       },
     },
-    wsServer,
+    { log, ...(options.sendQueueBytes ? { sendQueueBytes: options.sendQueueBytes } : {}), ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}) },
+    // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
+    options.watchSocket && ((socket, request) => options.watchSocket!(request.socket as Socket, (code, reason) => socket.close(code, reason))),
   );
 
   let closing: Promise<void> | undefined;
@@ -281,19 +305,12 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     close() {
       closing ??= (async () => {
         options.liveAudit.close();
-        const graceMs = options.completeGraceMs ?? 1000;
-        const deadline = Date.now() + graceMs;
+        const deadline = Date.now() + (options.completeGraceMs ?? 1000);
         const pending = () => [...operations.values()].some((ofConnection) => ofConnection.streaming > 0);
         while (pending() && Date.now() < deadline) await sleep(10);
         // Close frames (1001) go out now; a client that never answers its close is cut off, so
         // that it cannot hold the HTTP server's drain open.
-        const disposed = Promise.resolve(disposable.dispose()).catch((error: unknown) =>
-          log.warn({ err: error }, 'websocket server did not close cleanly'),
-        );
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([disposed, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-        clearTimeout(timer);
-        for (const socket of wsServer.clients) socket.terminate();
+        await transport.close(1001, 'Going away');
       })();
       return closing;
     },
@@ -306,7 +323,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** As a refused handshake is closed: clients that reconnect with fresh connection params get in again. */
 const FORBIDDEN = 4403;
-const EXPIRED_CLOSE_GRACE_MS = 1000;
 
 /**
  * A connection admitted by a token lasts as long as the token: at its expiry the socket is closed
@@ -319,9 +335,8 @@ function closeAtExpiry(socket: WebSocket, expiresAt: number | undefined): void {
     const left = expiresAt - Date.now();
     if (left > 0) timer = setTimeout(check, Math.min(left, LONGEST_TIMER_MS)).unref();
     else {
+      // A client that never answers the close is cut off soon after (see websocket-transport.ts).
       socket.close(FORBIDDEN, 'The token has expired; connect again with a new one.');
-      // A client that never answers the close frame does not keep its subscriptions for ws's 30 s.
-      timer = setTimeout(() => socket.terminate(), EXPIRED_CLOSE_GRACE_MS).unref();
     }
   };
   check();

@@ -34,7 +34,7 @@ import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
 import { schema } from './schema/index.js';
-import { useWebSocketHandshake } from './websocket.js';
+import { useWebSocketRequests } from './websocket.js';
 import type { Upstreams } from './upstream/types.js';
 
 export interface GatewayOptions {
@@ -109,7 +109,7 @@ export function createGateway({
   const parseCache = createParseCache();
   const plugins: Plugin[] = [
     useRequestId(),
-    useWebSocketHandshake(),
+    useWebSocketRequests(),
     // Before the access log, so that its line lists the code of the 406 this sets.
     useNotAcceptable(),
     useAccessLog(log),

@@ -2,23 +2,19 @@
  * Ends the connection of a live subscription whose client stopped reading, if the connection
  * still holds data it could not hand to the network: neither transport notices that on its own,
  * as both wait for the client. SSE: the Node response of the request (Yoga puts the server
- * context, `res` included, on the GraphQL context). WebSocket: the socket src/websocket.ts puts
- * on each operation's context under LIVE_SOCKET; every subscription of that connection shares it.
+ * context, `res` included, on the GraphQL context). WebSocket: the socket's send queue
+ * (src/websocket-transport.ts), which src/websocket.ts puts on each operation's context under
+ * LIVE_SOCKET; every subscription of that connection shares it.
  */
 import type { ServerResponse } from 'node:http';
-import type { WebSocket } from 'ws';
 
 export const LIVE_SOCKET = 'liveSocket';
 
 export type EndIfUndrained = () => void;
 
 export function connectionEnderOf(context: object): EndIfUndrained | undefined {
-  const socket = (context as { [LIVE_SOCKET]?: WebSocket })[LIVE_SOCKET];
-  if (socket) {
-    return () => {
-      if (socket.bufferedAmount > 0) socket.terminate();
-    };
-  }
+  const socket = (context as { [LIVE_SOCKET]?: { endIfUndrained: EndIfUndrained } })[LIVE_SOCKET];
+  if (socket) return () => socket.endIfUndrained();
   const res = (context as { res?: ServerResponse }).res;
   if (res && typeof res.destroy === 'function') {
     return () => {

@@ -178,6 +178,8 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
       record.codes = [...addCodes(new Set(), errors)];
     },
     onResponse({ request, response, serverContext }) {
+      // An operation over a WebSocket writes its own line when it ends (WebSocketOperationLog).
+      if ('websocketOperation' in serverContext) return;
       const record = records.get(request);
       const path = record?.path ?? new URL(request.url).pathname;
       const level = PROBES.has(path) ? 'debug' : 'info';

@@ -44,6 +44,10 @@ export async function startLiveServer(
     /** Sees every connection the server accepts (HTTP and WebSocket alike). */
     onConnection?: (socket: Socket) => void;
     executionLimits?: ExecutionLimits;
+    /** What one WebSocket may have queued for its client. */
+    sendQueueBytes?: number;
+    /** How long a WebSocket may take to send `connection_init`. */
+    connectionInitWaitTimeout?: number;
   } = {},
 ): Promise<LiveServer> {
   const sim = await startSimulator({ eventCount: 200, ...options.simulator });
@@ -77,6 +81,8 @@ export async function startLiveServer(
     log,
     maxPayloadBytes: config.maxRequestBytes,
     ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
+    ...(options.sendQueueBytes ? { sendQueueBytes: options.sendQueueBytes } : {}),
+    ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,7 +1,7 @@
 /**
- * Operations over a WebSocket do not pass through Yoga's HTTP hooks, so each writes its own access
- * line when it ends: the connection's request id and caller, the operation's id, name and type,
- * its duration, how it ended and the codes of the errors it was sent.
+ * An operation over a WebSocket runs as a request to Yoga, but writes its access line when it ends
+ * rather than a `request` line: the connection's request id and caller, the operation's id, name
+ * and type, its duration, how it ended and the codes of the errors it was sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LIVE_QUERY, registered, startLiveServer, type LiveServer } from './live-server.js';
@@ -73,9 +73,9 @@ describe('the access line of an operation over a WebSocket', () => {
     server.sim.control.setLatency(300, 'audit');
     const socket = await connect(server);
     subscribe(socket, 'invalid', '{ noSuchField }');
+    await settled(socket, 'invalid');
     subscribe(socket, 'slow', '{ auditEvents(first: 1) { totalCount } }');
     subscribe(socket, 'one-too-many', '{ auditEvents(first: 1) { totalCount } }');
-    await settled(socket, 'invalid');
     await settled(socket, 'one-too-many');
     await settled(socket, 'slow');
 

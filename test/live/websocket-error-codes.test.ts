@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveAudit } from '../../src/live/index.js';
 import { createLogger } from '../../src/logger.js';
 import { attachWebSockets } from '../../src/websocket.js';
-import { startTestGateway } from '../helpers/gateway.js';
+import { MemoryLog, startTestGateway } from '../helpers/gateway.js';
 import { closeServer } from '../helpers/listen.js';
 import { RawWebSocket } from '../helpers/websocket-frame.js';
 import { API_KEY, startLiveServer, type LiveServer } from './live-server.js';
@@ -83,27 +83,21 @@ describe('an operation refused over a WebSocket', () => {
   });
 });
 
-describe('an unexpected failure while an operation over a WebSocket is prepared', () => {
+describe('an unexpected failure while an operation over a WebSocket is run', () => {
   it('is sent masked as INTERNAL_SERVER_ERROR, logged once at error, and the connection carries on', async () => {
     const gateway = await startTestGateway();
     const { yoga } = gateway;
-    const getEnveloped = yoga.getEnveloped;
-    // A plugin that fails while parsing this document.
-    Object.assign(yoga, {
-      getEnveloped: (context: Parameters<typeof getEnveloped>[0]) => {
-        const enveloped = getEnveloped(context);
-        return {
-          ...enveloped,
-          parse: (query: string) => {
-            if (query.includes('fails')) throw new TypeError('a detail for the log only');
-            return enveloped.parse(query);
-          },
-        };
-      },
-    });
+    // The request of this operation fails in a way no plugin answers.
+    const failing = async (request: Request, context?: object) => {
+      if ((await request.clone().text()).includes('fails')) throw new TypeError('a detail for the log only');
+      return yoga.fetch(request, context ?? {});
+    };
+    const failingYoga = new Proxy(yoga, { get: (target, name) => (name === 'fetch' ? failing : Reflect.get(target, name)) });
     const server = createServer((request, response) => void yoga(request, response));
     const noLiveAudit = { close: () => undefined } as unknown as LiveAudit;
-    const webSockets = attachWebSockets(server, { yoga, liveAudit: noLiveAudit, log: createLogger({ level: 'silent' }), maxPayloadBytes: 65_536 });
+    const webSocketLog = new MemoryLog();
+    const log = createLogger({ level: 'info', destination: webSocketLog });
+    const webSockets = attachWebSockets(server, { yoga: failingYoga, liveAudit: noLiveAudit, log, maxPayloadBytes: 65_536 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const socket = await RawWebSocket.open((server.address() as AddressInfo).port, {});
@@ -113,7 +107,7 @@ describe('an unexpected failure while an operation over a WebSocket is prepared'
         { id: 'fails', type: 'error', payload: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] },
       ]);
       expect((await settledOperation(socket, 'next')).map((m) => m.type)).toEqual(['next', 'complete']);
-      const errors = gateway.logs().filter((l) => (l.level as number) >= 50);
+      const errors = [...gateway.logs(), ...webSocketLog.lines()].filter((l) => (l.level as number) >= 50);
       expect(errors).toMatchObject([{ msg: 'unexpected error', err: { message: 'a detail for the log only' } }]);
       socket.socket.destroy();
     } finally {

@@ -32,12 +32,13 @@ const inSeconds = (seconds: number) => Math.floor(Date.now() / 1000) + seconds;
 
 describe('a WebSocket admitted by a JWT', () => {
   it('is closed with 4403 when the token expires, its live subscription ended with it', async () => {
-    const socket = await connectWith(issuer.token({ sub: 'alice', exp: inSeconds(2) }));
+    // Time enough to connect and subscribe on a busy machine before it expires.
+    const socket = await connectWith(issuer.token({ sub: 'alice', exp: inSeconds(4) }));
     const before = server.liveAudit.stats().subscriptions;
     socket.sendMessage({ id: 'live', type: 'subscribe', payload: { query: LIVE_QUERY } });
     await socket.until(() => server.liveAudit.stats().subscriptions === before + 1);
 
-    await socket.until(() => socket.closeFrame !== undefined, 5000);
+    await socket.until(() => socket.closeFrame !== undefined, 8000);
     expect(socket.closeFrame).toEqual({ code: 4403, reason: 'The token has expired; connect again with a new one.' });
     await socket.until(() => server.liveAudit.stats().subscriptions === before);
   });
