@@ -8,8 +8,10 @@
  *
  * A request's body is let go once its parameters are read, and its share becomes what they take.
  * A subscription keeps what it runs on, not its raw request: variables its operation does not
- * declare are dropped, and its share becomes what it still holds (its parameters, its parsed
- * document, its stream and connection) for as long as it is open.
+ * declare are dropped, and its share becomes what its parameters still hold, for as long as it is
+ * open; its parsed document is counted once for every subscription that holds it. What an open
+ * subscription costs beyond that (its stream, context and connection) is bounded by
+ * AUDIT_LIVE_MAX_SUBSCRIPTIONS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
@@ -21,8 +23,6 @@ import { HeapEstimate } from '../live/read-budget.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 
 const RETRY_AFTER_SECONDS = 1;
-/** An open subscription beyond its parameters, measured: its request, response, context, stream and socket. */
-export const SUBSCRIPTION_BYTES = 24 * 1024;
 
 export const memoryBudgetRefusal = () =>
   createGraphQLError('The gateway holds too many requests at once; retry later.', {
@@ -58,24 +58,55 @@ interface HttpContext {
   readonly res?: ServerResponse;
 }
 
+/** Calls `ended` once the request is over: its answer has left (HTTP), or its operation ended (WebSocket). */
+function whenOver(request: Request, { res }: HttpContext, ended: () => void): void {
+  if (res && typeof res.once === 'function') {
+    if (res.closed) ended();
+    else res.once('close', ended);
+  } else if (request.signal.aborted) ended();
+  else request.signal.addEventListener('abort', ended, { once: true });
+}
+
+/**
+ * graphql-ws keeps a subscribe message, as received and as text, in the frame that runs its
+ * subscription (graphql-ws/use/ws awaits the stream inside its message handler): a WebSocket
+ * subscription holds its message twice for as long as it is open.
+ */
+const WEBSOCKET_MESSAGE_COPIES = 2;
+
 export function useHeldRequests(budget: ByteReservations): Plugin {
   /** Each request's holding, by the Request every hook of it sees. */
   const holdings = new WeakMap<Request, ByteHolding>();
+  /** What a WebSocket operation's message weighs (its parameters as received). */
+  const messageBytes = new WeakMap<Request, number>();
+  /**
+   * Parsed documents open subscriptions hold, each counted once however many hold it (the parse
+   * cache lets go of one that others push out; a subscription keeps it).
+   */
+  const documents = new Map<DocumentNode, { holders: number; holding: ByteHolding }>();
 
-  /** The HTTP request's holding: the server's, or (served by another server) one given back when the answer has left. */
-  const httpHolding = ({ req, res }: HttpContext): ByteHolding | undefined => {
-    const held = req && requestHolding(req);
-    if (held || !res || typeof res.once !== 'function') return held;
-    const own = budget.holding();
-    res.once('close', () => own.release());
-    return own;
+  const holdDocument = (document: DocumentNode, query: string): (() => void) | undefined => {
+    let held = documents.get(document);
+    if (!held) {
+      const holding = budget.holding();
+      if (!holding.add(parsedDocumentBytes(query, document))) return undefined;
+      documents.set(document, (held = { holders: 0, holding }));
+    }
+    held.holders++;
+    const entry = held;
+    return () => {
+      if (--entry.holders > 0) return;
+      entry.holding.release();
+      documents.delete(document);
+    };
   };
 
-  /** A WebSocket operation's holding: given back when its request's signal aborts (the operation ended). */
-  const operationHolding = (request: Request): ByteHolding => {
+  /** A holding given back once the request is over (the server's, for an HTTP request it admitted). */
+  const holdingFor = (request: Request, context: HttpContext): ByteHolding => {
+    const held = context.req && requestHolding(context.req);
+    if (held) return held;
     const own = budget.holding();
-    if (request.signal.aborted) own.release();
-    else request.signal.addEventListener('abort', () => own.release(), { once: true });
+    whenOver(request, context, () => own.release());
     return own;
   };
 
@@ -83,32 +114,41 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
     onParams({ request, params, context }) {
       // Read once, the body is not read again: what stays is its parsed parameters.
       forgetBody(request);
-      const holding = httpHolding(context as HttpContext);
-      if (!holding) return;
+      const { req, res } = context as HttpContext;
+      // Only a request with a connection is counted: yoga.fetch in-process has no end to give it back at.
+      if (!req || !res) return;
+      const holding = holdingFor(request, { req, res });
       if (!holding.resize(paramsHeapBytes(params))) throw memoryBudgetRefusal();
       holdings.set(request, holding);
     },
     onContextBuilding({ context }) {
       const { request, params } = context as { request?: Request; params?: GraphQLParams };
       if (!request || !params || holdings.has(request) || !(LIVE_SOCKET in context)) return;
-      const holding = operationHolding(request);
-      if (!holding.add(paramsHeapBytes(params))) {
+      const holding = holdingFor(request, {});
+      const bytes = paramsHeapBytes(params);
+      if (!holding.add(bytes)) {
         holding.release();
         throw memoryBudgetRefusal();
       }
       holdings.set(request, holding);
+      messageBytes.set(request, bytes);
     },
     onSubscribe({ args }) {
       dropUndeclaredVariables(args.variableValues, args.document, args.operationName);
-      const { request, params } = args.contextValue as { request?: Request; params?: GraphQLParams };
+      const context = args.contextValue as HttpContext & { request?: Request; params?: GraphQLParams };
+      const { request, params } = context;
       const holding = request && holdings.get(request);
       if (!request || !holding) return;
       return {
         onSubscribeResult({ result, setResult }) {
           if (!isAsyncIterable(result)) return;
-          const query = params?.query ?? '';
-          const kept = SUBSCRIPTION_BYTES + paramsHeapBytes({ ...params, query: '' }) + parsedDocumentBytes(query, args.document);
-          if (holding.resize(kept)) return;
+          const releaseDocument = holdDocument(args.document, params?.query ?? '');
+          const kept = paramsHeapBytes({ ...params, query: '' }) + WEBSOCKET_MESSAGE_COPIES * (messageBytes.get(request) ?? 0);
+          if (releaseDocument && holding.resize(kept)) {
+            whenOver(request, context, releaseDocument);
+            return;
+          }
+          releaseDocument?.();
           void result[Symbol.asyncIterator]().return?.();
           setResult({ errors: [memoryBudgetRefusal()] });
         },
