@@ -9,8 +9,8 @@ import { ByteReservations } from '../byte-reservations.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { Turns, type GiveBack } from './turns.js';
 
-/** 32 MiB of estimates: about 19,000 records of the simulator (1.7 KB each by estimate, 0.7 KB measured) at once. */
-export const DEFAULT_LIVE_READ_BYTES = 32 * 1024 * 1024;
+/** 16 MiB of estimates: about 9,500 records of the simulator (1.7 KB each by estimate, 0.7 KB measured) at once. */
+export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 /**
  * Upstream pages all live reads have in flight at once: a full page of 1 KB records is about 6 MB
  * of body and 8 MB parsed, and 100 pollers may read at once. Most pages are short and quick.
