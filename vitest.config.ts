@@ -53,7 +53,8 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: [...PROCESS_TESTS, ...FAKE_TIMER_TESTS],
+          // The soak suite (npm run test:soak, vitest.soak.config.ts) runs the attacks at full size.
+          exclude: [...PROCESS_TESTS, ...FAKE_TIMER_TESTS, 'test/soak/**'],
           // Importing graphql, Yoga, Pothos and the schema once per worker instead of once per file
           // halves the suite's CPU time. No file mocks modules, stubs globals or leaves process
           // listeners behind, and vitest restores spies between files. The one process-wide

@@ -66,8 +66,8 @@ const environmentSchema = z.object({
   UPSTREAM_MAX_CONNECTIONS: integer(1, 1024, 32),
   UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024, 256 * 1024 * 1024, 16 * 1024 * 1024),
   // Answer bytes being received and parsed at once, both services (src/upstream/http.ts; docs/hard-limits.md).
-  UPSTREAM_MAX_BYTES_IN_FLIGHT: integer(64 * 1024, 16 * 1024 ** 3, 64 * 1024 * 1024),
-  LARGE_OPERATION_CONCURRENCY: integer(1, 64, 4),
+  UPSTREAM_MAX_BYTES_IN_FLIGHT: integer(64 * 1024, 16 * 1024 ** 3, 32 * 1024 * 1024),
+  LARGE_OPERATION_CONCURRENCY: integer(1, 64, 2),
   GATEWAY_API_KEYS: list,
   GATEWAY_ALLOW_ANONYMOUS: flag,
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
@@ -89,13 +89,14 @@ const environmentSchema = z.object({
   PERSISTED_OPERATIONS_FILE: text,
   PERSISTED_OPERATIONS_ONLY: flag,
   MAX_REQUEST_BYTES: integer(1024, 64 * 1024 * 1024, 256 * 1024),
-  MAX_CONNECTIONS: integer(1, 1_000_000, 4096),
+  MAX_CONNECTIONS: integer(1, 1_000_000, 1024),
   REQUEST_TIMEOUT_MS: integer(100, 600_000, 30_000),
-  MAX_REQUEST_BYTES_IN_FLIGHT: integer(1024, 16 * 1024 ** 3, 32 * 1024 * 1024),
+  // The memory budget for what callers make the process hold (docs/hard-limits.md: sized from the 256 MB heap).
+  MAX_REQUEST_BYTES_IN_FLIGHT: integer(1024, 16 * 1024 ** 3, 16 * 1024 * 1024),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
   // Heap bytes the cached audit pages may take, by estimate (pageHeapBytes), not their body bytes.
-  AUDIT_CACHE_MAX_BYTES: integer(0, 16 * 1024 ** 3, 64 * 1024 * 1024),
+  AUDIT_CACHE_MAX_BYTES: integer(0, 16 * 1024 ** 3, 16 * 1024 * 1024),
   AUDIT_CACHE_SETTLE_MS: integer(0, 86_400_000, 60_000),
   SHUTDOWN_DELAY_MS: integer(0, 600_000, 2_000),
   METRICS_TOKEN: secret,
@@ -169,7 +170,7 @@ export interface Config {
   readonly introspection: 'all' | 'authenticated' | 'off';
   readonly persistedOperations: { readonly file: string; readonly only: boolean } | undefined;
   readonly maxRequestBytes: number;
-  /** What callers may hold open: connections, time to send a request, body bytes being received. */
+  /** What callers may hold open: connections, time to send a request, the memory budget of what they make the process hold. */
   readonly connections: {
     readonly maxConnections: number;
     readonly requestTimeoutMs: number;

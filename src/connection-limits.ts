@@ -10,12 +10,14 @@
  * - Connections (HTTP, SSE and WebSocket alike) beyond `maxConnections` are answered 503 with
  *   `RATE_LIMITED` and closed before their request is read. While such refusals are being written,
  *   Node's `maxConnections` closes any further connection at once, so a flood cannot pile them up.
- * - Each request with a body reserves its announced length (a chunked body: the largest allowed)
- *   until the body is in; a request whose body would take the reservations past
- *   `maxRequestBytesInFlight` is answered 503 with `RATE_LIMITED` without reading the body.
- *   Stalled bodies thus hold at most that much memory, and only until the request timeout.
- *   Bodies of up to SMALL_BODY_BYTES reserve nothing: ordinary operations are a few KB and must not
- *   wait behind stalled large bodies, and the connection cap bounds what they hold.
+ * - Each request holds a share of the memory budget (`maxRequestBytesInFlight`) from its arrival
+ *   until its answer has left the process, whichever way it ends (answered, failed, given up by
+ *   its client, timed out): its announced body length (a chunked body: the largest allowed) from
+ *   the start, what its parsed parameters take once read (src/plugins/held-requests.ts), and the
+ *   bytes of its answer queued for a client that does not read. One whose body would take the
+ *   budget past its bound is answered 503 with `RATE_LIMITED` without reading the body.
+ *   Holdings of up to SMALL_BODY_BYTES count nothing: ordinary operations are a few KB and must not
+ *   wait behind large ones, and the connection cap bounds what they hold.
  * - A WebSocket message being received counts as a body does (src/index.ts hands the accepted
  *   sockets over): ws holds each message until it is whole. One over the budget closes its
  *   connection with 1013, one not whole within `requestTimeoutMs` with 1008.
@@ -23,7 +25,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { ByteReservations } from './byte-reservations.js';
+import { ByteReservations, type ByteHolding } from './byte-reservations.js';
 import { answerAndClose, answerBadRequest, answerClientError, requestUrlProblem } from './client-error.js';
 import type { Logger } from './logger.js';
 import { ClientFrames } from './websocket-frames.js';
@@ -33,7 +35,7 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
   /** Time to receive a whole request, headers and body. */
   readonly requestTimeoutMs: number;
-  /** Request body bytes being received at once, across all connections. */
+  /** The memory budget: what requests, subscriptions and queued answers hold at once, across all connections. */
   readonly maxRequestBytesInFlight: number;
   /** The largest request body: what a body of unannounced length reserves. */
   readonly maxRequestBytes: number;
@@ -47,8 +49,16 @@ const REFUSALS_AT_ONCE = 256;
 const WARNING_INTERVAL_MS = 60_000;
 
 const RETRY_AFTER_SECONDS = 1;
-/** Bodies this small are not counted: at most MAX_CONNECTIONS of them (64 MB at the default 4096). */
+/** Holdings this small are not counted: at most MAX_CONNECTIONS of them (64 MB at the default 4096). */
 export const SMALL_BODY_BYTES = 16 * 1024;
+
+/** The budget every request, WebSocket message and operation of a process holds its share of. */
+export const createMemoryBudget = (maxBytes: number) => new ByteReservations(maxBytes, SMALL_BODY_BYTES);
+
+const requestHoldings = new WeakMap<IncomingMessage, ByteHolding>();
+
+/** The share of the memory budget an HTTP request holds until its answer has left (undefined: not served here). */
+export const requestHolding = (request: IncomingMessage): ByteHolding | undefined => requestHoldings.get(request);
 
 function busyBody(message: string): string {
   return JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] });
@@ -63,7 +73,7 @@ const WEBSOCKET_LATE_REASON = 'The message did not arrive in time.';
 /** How long a WebSocket closed for its message stays open, for the client to read the close frame. */
 const CLOSE_GRACE_MS = 1000;
 const CONNECTIONS_MESSAGE = 'The gateway has too many open connections; retry later.';
-const BODIES_MESSAGE = 'The gateway is receiving too many request bodies at once; retry later.';
+const BODIES_MESSAGE = 'The gateway holds too many requests at once; retry later.';
 
 function rawBusyAnswer(message: string): string {
   const body = busyBody(message);
@@ -127,9 +137,39 @@ export interface GatewayServer {
   watchWebSocket(socket: Socket, close: (code: number, reason: string) => void): void;
   /** Puts the connection metrics in the registry /metrics serves. */
   registerMetrics(registry: Registry): void;
+  /** The budget requests hold their share of. */
+  readonly memoryBudget: ByteReservations;
 }
 
-export function createGatewayServer(handler: RequestListener, limits: ConnectionLimits, log: Logger): GatewayServer {
+/**
+ * Counts the answer's bytes that Node holds for a client that does not read (written, not yet
+ * handed to the network) in the request's holding, as they are written and as they drain.
+ */
+function countQueued(response: ServerResponse, holding: ByteHolding): void {
+  const recount = () => holding.queued(response.writableLength);
+  const write = response.write;
+  const end = response.end;
+  response.write = function countedWrite(this: ServerResponse, ...args: Parameters<typeof write>) {
+    const flushed = write.apply(this, args);
+    recount();
+    if (!flushed) this.once('drain', recount);
+    return flushed;
+  } as typeof write;
+  response.end = function countedEnd(this: ServerResponse, ...args: Parameters<typeof end>) {
+    const ended = end.apply(this, args);
+    recount();
+    // The last bytes drain before 'finish'; 'close' gives the whole holding back.
+    this.once('finish', recount);
+    return ended;
+  } as typeof end;
+}
+
+export function createGatewayServer(
+  handler: RequestListener,
+  limits: ConnectionLimits,
+  log: Logger,
+  reservations: ByteReservations = createMemoryBudget(limits.maxRequestBytesInFlight),
+): GatewayServer {
   const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
   const server = createServer({
     requestTimeout: limits.requestTimeoutMs,
@@ -141,7 +181,6 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
   server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
-  const reservations = new ByteReservations(limits.maxRequestBytesInFlight, SMALL_BODY_BYTES);
 
   const openConnections = new Gauge({
     name: 'gateway_http_connections',
@@ -156,7 +195,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   const refusedRequests = new Counter({
     name: 'gateway_http_requests_refused_total',
-    help: 'Requests answered 503, and WebSocket connections closed 1013, because their body or message would take the bytes being received past MAX_REQUEST_BYTES_IN_FLIGHT.',
+    help: 'Requests answered 503, and WebSocket connections closed 1013, because their body or message would take the memory budget past MAX_REQUEST_BYTES_IN_FLIGHT.',
     labelNames: ['reason'],
     registers: [],
   });
@@ -167,7 +206,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   });
   const bytesInFlight = new Gauge({
     name: 'gateway_http_request_bytes_in_flight',
-    help: 'Bytes reserved by request bodies and WebSocket messages being received.',
+    help: 'Bytes of the memory budget held: requests from arrival to answer, WebSocket messages and operations, answers queued for clients.',
     registers: [],
     collect() {
       this.set(reservations.bytes);
@@ -182,7 +221,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   const bodiesWarning = new RateLimitedWarning((refused) =>
     log.warn(
       { refused, maxRequestBytesInFlight: limits.maxRequestBytesInFlight },
-      'request bytes in flight at their limit: requests with a body are answered 503, WebSockets sending a message are closed',
+      'memory budget at its limit: requests with a body are answered 503, WebSockets sending a message are closed',
     ),
   );
   const timeoutWarning = new RateLimitedWarning((timedOut) =>
@@ -216,13 +255,17 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
     connectionWarning.note();
   });
 
-  /** Reserves the body's bytes until it is in (or the request is gone); false: over the budget. */
-  const admitBody = (request: IncomingMessage): boolean => {
-    if (request.complete) return true;
-    const release = reservations.reserve(bodyBytes(request, limits.maxRequestBytes));
-    // 'end' once the body is read; 'close' when it never will be (refused, aborted, timed out).
-    if (release) request.once('end', release).once('close', release);
-    return release !== undefined;
+  /**
+   * Holds the request's share of the budget until its answer has left (or the connection is gone),
+   * its body's bytes from the start; false: over the budget, nothing held.
+   */
+  const admit = (request: IncomingMessage, response: ServerResponse): boolean => {
+    const holding = reservations.holding();
+    if (!holding.add(request.complete ? 0 : bodyBytes(request, limits.maxRequestBytes))) return false;
+    requestHoldings.set(request, holding);
+    response.once('close', () => holding.release());
+    countQueued(response, holding);
+    return true;
   };
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -236,7 +279,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
       answerBadRequest(response, urlProblem);
       return;
     }
-    if (admitBody(request)) {
+    if (admit(request, response)) {
       handler(request, response);
       return;
     }
@@ -316,6 +359,7 @@ export function createGatewayServer(handler: RequestListener, limits: Connection
   return {
     server,
     watchWebSocket,
+    memoryBudget: reservations,
     registerMetrics(registry) {
       for (const metric of [openConnections, refusedConnections, refusedRequests, timeouts, bytesInFlight]) registry.registerMetric(metric);
     },

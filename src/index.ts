@@ -61,7 +61,7 @@ async function main() {
   let gatewayBuilt!: (serve: Serve) => void;
   const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
   // Connections, request timeouts and body bytes in flight are bounded there (src/connection-limits.ts).
-  const { server, registerMetrics, watchWebSocket } = createGatewayServer(
+  const { server, registerMetrics, watchWebSocket, memoryBudget } = createGatewayServer(
     (request, response) => {
       // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
       if (draining) response.setHeader('connection', 'close');
@@ -121,7 +121,7 @@ async function main() {
   });
   const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });
   metrics.observeLiveAudit(liveAudit);
-  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit });
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit, memoryBudget });
   gatewayBuilt(yogaListener(yoga, log));
   const address = await listening;
   // Attached once listening: ws re-emits the server's listen errors, which are reported above.

@@ -27,6 +27,9 @@ import { useMetricsToken, type GatewayMetrics } from './plugins/metrics.js';
 import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { useProbe } from './plugins/probes.js';
 import { useRequestBodyLimit } from './plugins/request-body-limit.js';
+import { useHeldRequests } from './plugins/held-requests.js';
+import { createMemoryBudget } from './connection-limits.js';
+import type { ByteReservations } from './byte-reservations.js';
 import { useRequestParams } from './plugins/request-params.js';
 import { useStreamInitialCount } from './plugins/stream-initial-count.js';
 import { useUnsupportedMediaType } from './plugins/unsupported-media-type.js';
@@ -49,6 +52,8 @@ export interface GatewayOptions {
   readonly examples?: readonly ExampleOperation[];
   /** Live audit subscriptions; one is made from the configuration when not given. */
   readonly liveAudit?: LiveAudit | undefined;
+  /** What requests and subscriptions hold (the HTTP server's, src/connection-limits.ts); one is made from the configuration when not given. */
+  readonly memoryBudget?: ByteReservations | undefined;
 }
 
 /** Yoga's per-request server context: the plugins record what they learn about the request there. */
@@ -103,6 +108,7 @@ export function createGateway({
   isReady = () => true,
   examples = exampleOperations(),
   liveAudit,
+  memoryBudget,
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
   const maskError = errorMaskingFor(config.maxRequestBytes);
@@ -110,6 +116,8 @@ export function createGateway({
   const plugins: Plugin[] = [
     useRequestId(),
     useWebSocketRequests(),
+    // Before any plugin that waits (caller auth, large-operation turns): a request is counted while it waits.
+    useHeldRequests(memoryBudget ?? createMemoryBudget(config.connections.maxRequestBytesInFlight)),
     // Before the access log, so that its line lists the code of the 406 this sets.
     useNotAcceptable(),
     useAccessLog(log),

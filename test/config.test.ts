@@ -28,8 +28,8 @@ describe('configuration', () => {
       host: '0.0.0.0',
       upstreamTimeoutMs: 10_000,
       upstreamMaxBodyBytes: 16 * 1024 * 1024,
-      upstreamMaxBytesInFlight: 64 * 1024 * 1024,
-      auditCacheMaxBytes: 64 * 1024 * 1024,
+      upstreamMaxBytesInFlight: 32 * 1024 * 1024,
+      auditCacheMaxBytes: 16 * 1024 * 1024,
       auditCacheSettleMs: 60_000,
       contentLibraryVendor: 'vmware',
       allowAnonymous: true,
@@ -145,7 +145,7 @@ describe('configuration', () => {
   });
 
   it('reads the connection limits: connections, request timeout, request bytes in flight', () => {
-    expect(loadConfig({}).connections).toEqual({ maxConnections: 4096, requestTimeoutMs: 30_000, maxRequestBytesInFlight: 32 * 1024 * 1024 });
+    expect(loadConfig({}).connections).toEqual({ maxConnections: 1024, requestTimeoutMs: 30_000, maxRequestBytesInFlight: 16 * 1024 * 1024 });
     expect(
       loadConfig({ MAX_CONNECTIONS: '10000', REQUEST_TIMEOUT_MS: '5000', MAX_REQUEST_BYTES: '1048576', MAX_REQUEST_BYTES_IN_FLIGHT: '1048576' }).connections,
     ).toEqual({ maxConnections: 10_000, requestTimeoutMs: 5000, maxRequestBytesInFlight: 1024 * 1024 });

@@ -1,6 +1,6 @@
 /**
  * Puts the gateway's LiveAudit on every GraphQL context, and answers a subscription refused for
- * the subscription limit with HTTP 429 (SSE) instead of a 200 stream holding one error.
+ * the subscription limit with HTTP 429 and `retry-after` (SSE) instead of a 200 stream holding one error.
  */
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -10,6 +10,7 @@ import type { LiveAudit, LiveSubscribeArgs } from './hub.js';
 import type { LiveItem } from './subscriber.js';
 
 const LIVE_AUDIT_FIELD = 'liveAudit';
+const RETRY_AFTER_SECONDS = '1';
 
 export function liveAuditOf(context: object): LiveAudit {
   const live = (context as { [LIVE_AUDIT_FIELD]?: LiveAudit })[LIVE_AUDIT_FIELD];
@@ -42,7 +43,7 @@ export function useLiveAudit(live: LiveAudit): Plugin {
           return;
         }
         if (!result.errors?.some(isRateLimited)) return;
-        setResult({ ...result, extensions: { ...result.extensions, http: { status: 429 } } });
+        setResult({ ...result, extensions: { ...result.extensions, http: { status: 429, headers: { 'retry-after': RETRY_AFTER_SECONDS } } } });
       },
     }),
     // A subscription asked for as plain JSON is answered 406 and its stream never read: end it

@@ -5,11 +5,12 @@
  * pages are bounded one by one; this bounds what many reads of many pages hold together (a hostile
  * upstream answering endless pages of large records would otherwise exhaust the heap).
  */
+import { ByteReservations } from '../byte-reservations.js';
 import type { AuditRecord } from '../upstream/identity/schemas.js';
 import { Turns, type GiveBack } from './turns.js';
 
-/** 32 MiB of estimates: about 19,000 records of the simulator (1.7 KB each by estimate, 0.7 KB measured) at once. */
-export const DEFAULT_LIVE_READ_BYTES = 32 * 1024 * 1024;
+/** 16 MiB of estimates: about 9,500 records of the simulator (1.7 KB each by estimate, 0.7 KB measured) at once. */
+export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 /**
  * Upstream pages all live reads have in flight at once: a full page of 1 KB records is about 6 MB
  * of body and 8 MB parsed, and 100 pollers may read at once. Most pages are short and quick.
@@ -20,11 +21,12 @@ const NEVER = new AbortController().signal;
 
 export class ReadBudget {
   readonly limit: number;
-  #held = 0;
+  readonly #bytes: ByteReservations;
   readonly #pages: Turns;
 
   constructor(limit: number, pagesInFlight = LIVE_PAGES_IN_FLIGHT) {
     this.limit = limit;
+    this.#bytes = new ByteReservations(limit);
     this.#pages = new Turns(pagesInFlight);
   }
 
@@ -35,18 +37,16 @@ export class ReadBudget {
 
   /** Bytes reserved now, by every read together. */
   get held(): number {
-    return this.#held;
+    return this.#bytes.bytes;
   }
 
   /** Reserves `bytes` if they fit in what is left; false (nothing reserved) if they do not. */
   tryReserve(bytes: number): boolean {
-    if (this.#held + bytes > this.limit) return false;
-    this.#held += bytes;
-    return true;
+    return this.#bytes.tryTake(bytes);
   }
 
   release(bytes: number): void {
-    this.#held = Math.max(0, this.#held - bytes);
+    this.#bytes.giveBack(bytes);
   }
 }
 
@@ -81,27 +81,34 @@ export class HeapEstimate {
   readonly #keys = new Set<string>();
 
   recordBytes(record: AuditRecord): number {
-    return LIVE_RECORD_BYTES + this.#valueBytes(record);
+    return LIVE_RECORD_BYTES + this.valueBytes(record);
   }
 
-  #valueBytes(value: unknown): number {
-    if (typeof value === 'string') return stringHeapBytes(value);
-    if (typeof value === 'number') return NUMBER_BYTES;
-    if (typeof value !== 'object' || value === null) return 0;
-    // A record is at most 64 levels deep (audit-row-parsing.ts): the recursion stays shallow.
-    if (Array.isArray(value)) {
-      let bytes = ARRAY_BYTES;
-      for (const item of value) bytes += ELEMENT_BYTES + this.#valueBytes(item);
-      return bytes;
-    }
-    const entries = Object.entries(value);
-    const propertyBytes = entries.length > DICTIONARY_ABOVE ? DICTIONARY_PROPERTY_BYTES : PROPERTY_BYTES;
-    let bytes = OBJECT_BYTES;
-    for (const [key, item] of entries) {
-      bytes += propertyBytes + this.#valueBytes(item);
-      if (!this.#keys.has(key)) {
-        this.#keys.add(key);
-        bytes += NEW_KEY_BYTES + stringHeapBytes(key);
+  /**
+   * The heap of a value parsed from JSON. Walked without recursion: a caller's variables may be
+   * nested as deep as JSON.parse allows.
+   */
+  valueBytes(root: unknown): number {
+    let bytes = 0;
+    const waiting: unknown[] = [root];
+    while (waiting.length > 0) {
+      const value = waiting.pop();
+      if (typeof value === 'string') bytes += stringHeapBytes(value);
+      else if (typeof value === 'number') bytes += NUMBER_BYTES;
+      else if (typeof value !== 'object' || value === null) continue;
+      else if (Array.isArray(value)) {
+        bytes += ARRAY_BYTES + ELEMENT_BYTES * value.length;
+        for (const item of value) waiting.push(item);
+      } else {
+        const entries = Object.entries(value);
+        const propertyBytes = entries.length > DICTIONARY_ABOVE ? DICTIONARY_PROPERTY_BYTES : PROPERTY_BYTES;
+        bytes += OBJECT_BYTES + propertyBytes * entries.length;
+        for (const [key, item] of entries) {
+          waiting.push(item);
+          if (this.#keys.has(key)) continue;
+          this.#keys.add(key);
+          bytes += NEW_KEY_BYTES + stringHeapBytes(key);
+        }
       }
     }
     return bytes;

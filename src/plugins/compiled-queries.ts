@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache';
 import { compiledFieldCount } from './compiled-field-count.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 
-export const COMPILED_QUERIES_BYTES = 32 * 2 ** 20;
+export const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
 
 /** Measured: 4.6 to 6.1 bytes of heap per character of generated code after 300 runs over rows. */
 const BYTES_PER_CODE_CHARACTER = 8;

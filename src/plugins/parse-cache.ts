@@ -15,8 +15,8 @@ import { operationLimits } from './operation-limits.js';
 
 const MB = 2 ** 20;
 
-/** At most 32 MB for both: a few hundred typical operations, or 11 documents at the limits. */
-export const parseCacheBytes = { documents: 24 * MB, errors: 8 * MB } as const;
+/** At most 16 MB for both: a few hundred typical operations, or several documents at the limits. */
+export const parseCacheBytes = { documents: 12 * MB, errors: 4 * MB } as const;
 
 /** V8 keeps a string in one byte per character, or in two when one of them needs it. */
 const BYTES_PER_CHARACTER = 2;

@@ -101,3 +101,44 @@ describe('a holding that grows as bytes arrive', () => {
     expect(reservations.bytes).toBe(10);
   });
 });
+
+describe('a holding resized, and bytes queued for a client', () => {
+  it('gives back what it no longer holds, and grows only within the bound', () => {
+    const reservations = new ByteReservations(100, 10);
+    const holding = reservations.holding();
+    expect(holding.add(60)).toBe(true);
+    expect(holding.resize(20)).toBe(true);
+    expect(reservations.bytes).toBe(20);
+    expect(holding.resize(101)).toBe(false);
+    expect(reservations.bytes).toBe(20);
+    expect(holding.resize(5)).toBe(true);
+    expect(reservations.bytes).toBe(0);
+    expect(holding.bytes).toBe(5);
+  });
+
+  it('counts queued bytes even past the bound, refusing new holders until they drain', () => {
+    const reservations = new ByteReservations(100, 10);
+    const holding = reservations.holding();
+    holding.add(20);
+    holding.queued(150);
+    expect(reservations.bytes).toBe(170);
+    expect(holding.bytes).toBe(170);
+    expect(reservations.reserve(11)).toBeUndefined();
+    expect(reservations.reserve(10)).toBeTypeOf('function');
+    holding.queued(0);
+    expect(reservations.bytes).toBe(20);
+    holding.queued(30);
+    holding.release();
+    expect(reservations.bytes).toBe(0);
+    holding.queued(30);
+    expect(reservations.bytes).toBe(0);
+  });
+
+  it('takes and gives back amounts without a holder, never below nothing', () => {
+    const reservations = new ByteReservations(100);
+    expect(reservations.tryTake(70)).toBe(true);
+    expect(reservations.tryTake(31)).toBe(false);
+    reservations.giveBack(200);
+    expect(reservations.bytes).toBe(0);
+  });
+});

@@ -274,11 +274,11 @@ describe('request bytes in flight', () => {
     expect(answer.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
     expect(answer.headers).toMatchObject({ connection: 'close', 'retry-after': '1' });
     expect(answer.body).toEqual({
-      errors: [{ message: 'The gateway is receiving too many request bodies at once; retry later.', extensions: { code: 'RATE_LIMITED' } }],
+      errors: [{ message: 'The gateway holds too many requests at once; retry later.', extensions: { code: 'RATE_LIMITED' } }],
     });
 
     // A body that fits in what is left, an ordinary small one (not counted), and a request without a body, are served.
-    const fits = JSON.stringify({ query: `{ __typename ${' '.repeat(18 * 1024)}}` });
+    const fits = JSON.stringify({ query: `{ __typename ${' '.repeat(17 * 1024)}}` });
     expect(parse(await open(served.port, postHead(fits.length) + fits).answer()).body).toEqual({ data: { __typename: 'Query' } });
     const small = JSON.stringify({ query: `{ __typename ${' '.repeat(SMALL_BODY_BYTES - 100)}}` });
     expect(parse(await open(served.port, postHead(small.length) + small).answer()).body).toEqual({ data: { __typename: 'Query' } });
