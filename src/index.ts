@@ -112,6 +112,11 @@ async function main() {
   const examples = exampleOperations(exampleSessionIds);
   const metrics = createMetrics();
   registerMetrics(metrics.registry);
+  // ioredis is loaded only when replicas share state.
+  const sharedStore = config.redis
+    ? (await import('./upstream/shared-store/index.js')).createSharedStore(config.redis, log)
+    : undefined;
+  if (sharedStore) metrics.observeSharedStore(sharedStore);
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
   const upstreams = createUpstreams(config, {
@@ -138,6 +143,7 @@ async function main() {
 
   const stop = async () => {
     await upstreams.close();
+    await sharedStore?.close();
     await tracing?.shutdown();
     await closeSimulator();
     log.info('stopped');

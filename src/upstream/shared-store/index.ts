@@ -1,0 +1,1 @@
+export { createSharedStore, SharedStore, type LockAttempt } from './store.js';
