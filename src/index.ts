@@ -125,7 +125,7 @@ async function main() {
   });
   const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });
   metrics.observeLiveAudit(liveAudit);
-  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit });
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit, sharedStore });
   gatewayBuilt(yogaListener(yoga, log));
   const address = await listening;
   // Attached once listening: ws re-emits the server's listen errors, which are reported above.

@@ -12,7 +12,11 @@ import { clientErrorCode, errorMaskingFor } from './error-masking.js';
 import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
-import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
+import {
+  createPersistedQueryStore,
+  DEFAULT_PERSISTED_QUERY_LIMITS,
+  useAutomaticPersistedQueries,
+} from './plugins/automatic-persisted-queries.js';
 import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useOperationLimits } from './plugins/operation-limits.js';
@@ -36,6 +40,7 @@ import { useRowErrors } from './plugins/audit-row-errors.js';
 import { schema } from './schema/index.js';
 import { useWebSocketHandshake } from './websocket.js';
 import type { Upstreams } from './upstream/types.js';
+import type { SharedStore } from './upstream/shared-store/index.js';
 
 export interface GatewayOptions {
   readonly config: Config;
@@ -49,6 +54,8 @@ export interface GatewayOptions {
   readonly examples?: readonly ExampleOperation[];
   /** Live audit subscriptions; one is made from the configuration when not given. */
   readonly liveAudit?: LiveAudit | undefined;
+  /** State shared with the other replicas (REDIS_URL): persisted queries. */
+  readonly sharedStore?: SharedStore | undefined;
 }
 
 /** Yoga's per-request server context: the plugins record what they learn about the request there. */
@@ -103,6 +110,7 @@ export function createGateway({
   isReady = () => true,
   examples = exampleOperations(),
   liveAudit,
+  sharedStore,
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
   const maskError = errorMaskingFor(config.maxRequestBytes);
@@ -132,7 +140,9 @@ export function createGateway({
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
-    config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries(),
+    config.persistedOperations
+      ? usePersistedOperationsFile(config.persistedOperations)
+      : useAutomaticPersistedQueries(createPersistedQueryStore(DEFAULT_PERSISTED_QUERY_LIMITS, sharedStore)),
     // Before the operation limits: an operation it refuses never waits for a large-operation slot.
     useStreamInitialCount(),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),
