@@ -121,6 +121,7 @@ async function main() {
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
   const upstreams = createUpstreams(config, {
     events: metrics.upstreamEvents,
+    sharedStore,
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });
   const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });

@@ -33,7 +33,7 @@ export function startReplica(redisUrl: string, env: Record<string, string>): Rep
   const metrics = createMetrics();
   const store = createSharedStore(config.redis, log)!;
   metrics.observeSharedStore(store);
-  const upstreams = createUpstreams(config, { events: metrics.upstreamEvents });
+  const upstreams = createUpstreams(config, { events: metrics.upstreamEvents, sharedStore: store });
   const yoga = createGateway({ config, upstreams, log, metrics, sharedStore: store });
   return {
     config,
