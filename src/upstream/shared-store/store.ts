@@ -98,8 +98,18 @@ export class SharedStore {
     return answer === null ? { outcome: 'held' } : { outcome: 'unavailable' };
   }
 
+  /** `SET key token NX PX ttlMs`: true when set, false when held by another or Redis did not answer. */
+  async lockWith(key: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.#call((client) => client.set(key, token, 'PX', ttlMs, 'NX'))) === 'OK';
+  }
+
   async unlock(key: string, token: string): Promise<void> {
     await this.#call((client) => client.eval(RELEASE_SCRIPT, 1, key, token));
+  }
+
+  /** Runs a Lua script on `keys` (all in one hash slot); undefined when Redis did not answer. */
+  async script(source: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.#call((client) => client.eval(source, keys.length, ...keys, ...args));
   }
 
   async close(): Promise<void> {
