@@ -109,6 +109,25 @@ const environmentSchema = z.object({
   AUDIT_LIVE_MAX_SUBSCRIPTIONS_PER_CALLER: optionalInteger(1, 1_000_000),
   AUDIT_LIVE_MAX_FILTERS: integer(1, 100_000, 100),
   DEMO_EVENT_INTERVAL_MS: integer(0, 3_600_000, 3000),
+  REDIS_URL: z.preprocess(
+    unset,
+    z
+      .string()
+      .trim()
+      .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), {
+        message: 'must be a redis:// or rediss:// URL',
+      })
+      .optional(),
+  ),
+  REDIS_KEY_PREFIX: z.preprocess(
+    unset,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_:.-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, or _ : . -' })
+      .default('gateway:'),
+  ),
+  REDIS_TIMEOUT_MS: integer(10, 60_000, 500),
+  AUDIT_LIVE_LEASE_MS: integer(1000, 600_000, 15_000),
   LOG_LEVEL: z.preprocess(
     unset,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -128,6 +147,17 @@ export interface ContentLibraryConfig {
   readonly url: string;
   readonly vendor: string;
   readonly credentials: { readonly username: string; readonly password: string } | undefined;
+}
+
+export interface RedisConfig {
+  /** redis:// or rediss://, user and password included (for ACLs). */
+  readonly url: string;
+  /** Every key the gateway writes starts with it. */
+  readonly keyPrefix: string;
+  /** Deadline of each Redis call, in ms. */
+  readonly timeoutMs: number;
+  /** How long a live tail's lease lasts unless renewed. */
+  readonly liveLeaseMs: number;
 }
 
 export interface Config {
@@ -194,6 +224,8 @@ export interface Config {
   };
   /** Demo mode: the simulator adds a new audit event this often; 0: never. */
   readonly demoEventIntervalMs: number;
+  /** State shared by replicas in Redis (REDIS_URL); undefined: each process keeps its own. */
+  readonly redis: RedisConfig | undefined;
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMs: number;
   /** How long SIGTERM keeps accepting connections (with /readyz at 503) before the listener closes. */
@@ -342,6 +374,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxFilters: env.AUDIT_LIVE_MAX_FILTERS,
     }),
     demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
+    redis: env.REDIS_URL
+      ? Object.freeze({
+          url: env.REDIS_URL,
+          keyPrefix: env.REDIS_KEY_PREFIX,
+          timeoutMs: env.REDIS_TIMEOUT_MS,
+          liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
+        })
+      : undefined,
     logLevel: env.LOG_LEVEL,
   });
 }

@@ -113,15 +113,21 @@ async function main() {
   const examples = exampleOperations(exampleSessionIds);
   const metrics = createMetrics();
   registerMetrics(metrics.registry);
+  // ioredis is loaded only when replicas share state.
+  const sharedStore = config.redis
+    ? (await import('./upstream/shared-store/index.js')).createSharedStore(config.redis, log)
+    : undefined;
+  if (sharedStore) metrics.observeSharedStore(sharedStore);
   // OpenTelemetry's SDK is loaded only when tracing is configured.
   const tracing = config.tracing ? (await import('./plugins/tracing.js')).createTracing(config.tracing) : undefined;
   const upstreams = createUpstreams(config, {
     events: metrics.upstreamEvents,
+    sharedStore,
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });
   const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });
   metrics.observeLiveAudit(liveAudit);
-  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit, memoryBudget });
+  const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit, memoryBudget, sharedStore });
   gatewayBuilt(yogaListener(yoga, log));
   const address = await listening;
   // Attached once listening: ws re-emits the server's listen errors, which are reported above.
@@ -139,6 +145,7 @@ async function main() {
 
   const stop = async () => {
     await upstreams.close();
+    await sharedStore?.close();
     await tracing?.shutdown();
     await closeSimulator();
     log.info('stopped');

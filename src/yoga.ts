@@ -12,7 +12,11 @@ import { clientErrorCode, errorMaskingFor } from './error-masking.js';
 import { exampleOperations, type ExampleOperation } from './examples/index.js';
 import type { Logger } from './logger.js';
 import { callerOf, useCallerAuth } from './plugins/caller-auth.js';
-import { useAutomaticPersistedQueries } from './plugins/automatic-persisted-queries.js';
+import {
+  createPersistedQueryStore,
+  DEFAULT_PERSISTED_QUERY_LIMITS,
+  useAutomaticPersistedQueries,
+} from './plugins/automatic-persisted-queries.js';
 import { useIncrementalErrorMasking } from './plugins/incremental-masking.js';
 import { useJitForAuditPages } from './plugins/jit.js';
 import { useOperationLimits } from './plugins/operation-limits.js';
@@ -39,6 +43,7 @@ import { useRowErrors } from './plugins/audit-row-errors.js';
 import { schema } from './schema/index.js';
 import { useWebSocketRequests } from './websocket.js';
 import type { Upstreams } from './upstream/types.js';
+import type { SharedStore } from './upstream/shared-store/index.js';
 
 export interface GatewayOptions {
   readonly config: Config;
@@ -54,6 +59,8 @@ export interface GatewayOptions {
   readonly liveAudit?: LiveAudit | undefined;
   /** What requests and subscriptions hold (the HTTP server's, src/connection-limits.ts); one is made from the configuration when not given. */
   readonly memoryBudget?: ByteReservations | undefined;
+  /** State shared with the other replicas (REDIS_URL): persisted queries. */
+  readonly sharedStore?: SharedStore | undefined;
 }
 
 /** Yoga's per-request server context: the plugins record what they learn about the request there. */
@@ -109,6 +116,7 @@ export function createGateway({
   examples = exampleOperations(),
   liveAudit,
   memoryBudget,
+  sharedStore,
 }: GatewayOptions): GatewayYoga {
   const loggedErrors = new WeakSet<object>();
   const maskError = errorMaskingFor(config.maxRequestBytes);
@@ -140,7 +148,9 @@ export function createGateway({
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
     ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
-    config.persistedOperations ? usePersistedOperationsFile(config.persistedOperations) : useAutomaticPersistedQueries(),
+    config.persistedOperations
+      ? usePersistedOperationsFile(config.persistedOperations)
+      : useAutomaticPersistedQueries(createPersistedQueryStore(DEFAULT_PERSISTED_QUERY_LIMITS, sharedStore)),
     // Before the operation limits: an operation it refuses never waits for a large-operation slot.
     useStreamInitialCount(),
     ...useOperationLimits({ largeOperationConcurrency: config.largeOperationConcurrency }),

@@ -28,6 +28,8 @@ export interface GatewayMetrics {
   readonly liveAuditEvents: LiveAuditEvents;
   /** Open live subscriptions and filters polled, read from the hub at each scrape. */
   observeLiveAudit(live: { stats(): LiveAuditStats }): void;
+  /** gateway_redis_up, read from the shared store at each scrape (REDIS_URL set). */
+  observeSharedStore(store: { isUp(): boolean }): void;
   plugin(options: MetricsPluginOptions): Plugin;
 }
 
@@ -262,6 +264,16 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         registers: [registry],
         collect() {
           this.set(live.stats().pollers.length);
+        },
+      });
+    },
+    observeSharedStore(store) {
+      new Gauge({
+        name: 'gateway_redis_up',
+        help: 'Whether Redis (REDIS_URL), where replicas share state, answers: 1 yes, 0 no (each replica then works on its own).',
+        registers: [registry],
+        collect() {
+          this.set(store.isUp() ? 1 : 0);
         },
       });
     },

@@ -13,6 +13,7 @@ import { AuditPageCache, CachedIdentityApi, type AuditCacheStats } from './ident
 import { IdentityClient } from './identity/client.js';
 import { TokenManager, type TokenStats } from './identity/token.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import type { SharedStore } from './shared-store/index.js';
 import type { IdentityApi, Upstreams } from './types.js';
 
 export interface UpstreamOptions {
@@ -25,6 +26,8 @@ export interface UpstreamOptions {
   readonly now?: () => number;
   /** undici interceptors composed onto every pool (tracing, tests that watch the wire). */
   readonly interceptors?: readonly Dispatcher.DispatcherComposeInterceptor[];
+  /** The replicas' shared store (REDIS_URL): closed audit pages are shared there. */
+  readonly sharedStore?: SharedStore | undefined;
 }
 
 export interface UpstreamStats {
@@ -95,6 +98,7 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
         maxBytes: config.auditCacheMaxBytes,
         settleMs: config.auditCacheSettleMs,
         events: options.events,
+        shared: options.sharedStore,
       });
     }
     // Stryker disable next-line ObjectLiteral: one cache per set of upstreams, so every key in it has the same owner

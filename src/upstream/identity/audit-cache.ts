@@ -17,14 +17,23 @@
  * - Errors are never kept, nor pages with unreadable rows: an upstream that sends a broken record
  *   is often mid-repair, and a kept page would repeat the breakage long after it is fixed.
  *
+ * - Shared by replicas (REDIS_URL): Redis is a second tier behind the in-process one. A miss in
+ *   both takes a short fill lock (`SET NX PX`): its holder reads the upstream and stores the page,
+ *   the other replicas wait for that page (up to fillWaitMs), then read the upstream themselves.
+ *   A stored page is read again as an upstream page is (every record checked), so a value the
+ *   gateway did not write is a miss. Redis away: each replica reads for itself, as without it.
+ *
  * Pages are shared between requests: they are read-only (see the readonly types).
  */
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { UpstreamError } from '../../errors.js';
 import { untilAborted } from '../deadline.js';
 import { errorForAbort } from '../error-mapping.js';
 import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
+import type { SharedStore } from '../shared-store/index.js';
+import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 import type { MeasuredAuditPage } from './client.js';
 
 export const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
@@ -39,6 +48,10 @@ export interface AuditPageCacheOptions {
   /** Wall clock in epoch ms, for the settle rule and the TTL; tests inject one. */
   readonly now?: () => number;
   readonly events?: UpstreamEvents;
+  /** The replicas' shared tier (REDIS_URL); undefined: this process alone. */
+  readonly shared?: SharedStore | undefined;
+  /** How long a replica waits for another's read of the same page before reading it itself; 4 × REDIS_TIMEOUT_MS by default. */
+  readonly fillWaitMs?: number;
 }
 
 export interface AuditCacheStats {
@@ -68,7 +81,12 @@ type Fetch = (call: CallOptions) => Promise<MeasuredAuditPage>;
 interface PageFetch {
   readonly fetch: Fetch;
   readonly call: CallOptions;
+  readonly pageSize: number;
 }
+
+const SHARED_KIND = 'audit-page';
+const FIRST_POLL_MS = 10;
+const LAST_POLL_MS = 100;
 
 /**
  * A page with unreadable rows, carried to every waiter as a rejection of the shared call: a
@@ -98,9 +116,9 @@ export class AuditPageCache {
       // Not tied to any caller's signal: others may join this very call. A call whose entry is
       // evicted meanwhile still answers its waiters; its page is just not kept.
       ignoreFetchAbort: true,
-      fetchMethod: async (_key, _stale, { context }) => {
-        const measured = await context.fetch({ log: context.call.log });
-        if (!measured.page.rows.every((row) => row.ok)) throw new UnkeptPage(measured);
+      fetchMethod: async (key, _stale, { context }) => {
+        const measured = options.shared ? await this.#readShared(options.shared, key, context) : await readUpstream(context);
+        if (!isKept(measured)) throw new UnkeptPage(measured);
         return measured;
       },
     });
@@ -130,7 +148,7 @@ export class AuditPageCache {
     }
     if (call.signal?.aborted) throw aborted(call.signal);
     const status: LRUCache.Status<string, MeasuredAuditPage, PageFetch> = {};
-    const flight = this.#lru.fetch(key, { context: { fetch, call }, status }) as Promise<MeasuredAuditPage>;
+    const flight = this.#lru.fetch(key, { context: { fetch, call, pageSize: query.pageSize }, status }) as Promise<MeasuredAuditPage>;
     // Every waiter handles the rejection; this keeps one nobody waits for any more from going unhandled.
     flight.catch(() => undefined);
     if (status.fetch === 'inflight') {
@@ -145,6 +163,45 @@ export class AuditPageCache {
       if (error instanceof UnkeptPage) return error.measured.page;
       throw error;
     }
+  }
+
+  /** The page from the shared tier, or read by this replica, or by another one while this waits. */
+  async #readShared(shared: SharedStore, key: string, context: PageFetch): Promise<MeasuredAuditPage> {
+    // A digest: the key names the upstream and the client id, and Redis Cluster slots by the `{…}` part.
+    const pageKey = shared.key(`audit-page:{${createHash('sha256').update(key).digest('base64url')}}`);
+    const lockKey = `${pageKey}:fill`;
+    const waitMs = this.#options.fillWaitMs ?? 4 * shared.timeoutMs;
+    const until = performance.now() + waitMs;
+    for (;;) {
+      const stored = await sharedPage(shared, pageKey, context);
+      if (stored) return stored;
+      const lock = await shared.lock(lockKey, waitMs);
+      if (lock.outcome === 'unavailable') return readUpstream(context);
+      if (lock.outcome === 'acquired') {
+        try {
+          const measured = await readUpstream(context);
+          if (isKept(measured)) await shared.set(pageKey, SHARED_KIND, serializePage(measured), this.#ttlMs);
+          return measured;
+        } finally {
+          await shared.unlock(lockKey, lock.token);
+        }
+      }
+      // Another replica is reading it: wait for its page, or for its lock to go (a page not kept).
+      let pollMs = FIRST_POLL_MS;
+      let held = true;
+      while (held && performance.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+        pollMs = Math.min(LAST_POLL_MS, pollMs * 2);
+        const filled = await sharedPage(shared, pageKey, context);
+        if (filled) return filled;
+        held = await shared.exists(lockKey);
+      }
+      if (held) return readUpstream(context);
+    }
+  }
+
+  get #ttlMs(): number {
+    return this.#options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS;
   }
 
   #lookup(outcome: CacheLookupEvent['outcome']): void {
@@ -166,6 +223,33 @@ export class CachedIdentityApi implements IdentityApi {
   auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
     return this.cache.read(this.owner, query, call, (c) => this.source.measuredAuditReport(query, c));
   }
+}
+
+const readUpstream = (context: PageFetch) => context.fetch({ log: context.call.log });
+
+const isKept = (measured: MeasuredAuditPage) => measured.page.rows.every((row) => row.ok);
+
+/** A kept page as the upstream sends its rows (the record's JSON in the last column), to be read again the same way. */
+function serializePage(measured: MeasuredAuditPage): string {
+  return JSON.stringify(measured.page.rows.map((row) => [JSON.stringify((row as { record: unknown }).record)]));
+}
+
+/** The page stored under `pageKey`, read as an upstream page is; undefined unless every row reads. */
+async function sharedPage(shared: SharedStore, pageKey: string, context: PageFetch): Promise<MeasuredAuditPage | undefined> {
+  const payload = await shared.get(pageKey, SHARED_KIND);
+  if (payload === undefined) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(data) || data.length > context.pageSize) return undefined;
+  const read = readAuditRows(data);
+  if (read.failed.length > 0) return undefined;
+  context.call.log.debug({ cache: CACHE_LABEL, rows: read.rows.length }, 'audit report page served from the shared store');
+  const bodyBytes = Buffer.byteLength(payload);
+  return { page: { rows: read.rows }, bodyBytes, heapBytes: pageHeapBytes(bodyBytes, read) };
 }
 
 /** Everything that determines the answer; JSON keeps free-text parts (objectType) unambiguous. */

@@ -1,0 +1,171 @@
+/**
+ * The state replicas share, in Redis (REDIS_URL): one ioredis client per process, used as an
+ * accelerator and never as a dependency. Every call has its own deadline (REDIS_TIMEOUT_MS); a
+ * call that fails or times out, or Redis down at start, is a miss (undefined/false), never an
+ * error to the caller. An outage is logged once when it starts (warn) and once when it ends (info).
+ *
+ * Values are written in an envelope: a version tag and a checksum over the key, the value's kind
+ * and its payload. Whatever else is found under the prefix (another program's value, a value
+ * truncated or copied under another key) reads as a miss.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { RedisConfig } from '../../config.js';
+
+const ENVELOPE_VERSION = 'gw1';
+/** Compare-and-delete: a lock is released only by the holder whose token it still carries. */
+const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/** Reconnection backoff: quick at first, then at most every two seconds. */
+const MAX_RECONNECT_DELAY_MS = 2000;
+
+export type LockAttempt =
+  | { readonly outcome: 'acquired'; readonly token: string }
+  | { readonly outcome: 'held' }
+  /** Redis did not answer: the caller goes on as it would without Redis. */
+  | { readonly outcome: 'unavailable' };
+
+export class SharedStore {
+  readonly #client: Redis;
+  readonly #config: RedisConfig;
+  readonly #log: Logger;
+  readonly #where: string;
+  /** undefined until the first connection succeeds or fails. */
+  #up: boolean | undefined;
+  #closed = false;
+
+  constructor(config: RedisConfig, log: Logger) {
+    this.#config = config;
+    this.#log = log;
+    // Host and port only: the URL may carry a password.
+    const url = new URL(config.url);
+    this.#where = `${url.hostname}:${url.port || '6379'}`;
+    this.#client = new Redis(config.url, {
+      // While disconnected a call fails at once (a miss) instead of queueing behind the reconnection.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: config.timeoutMs,
+      connectTimeout: Math.max(config.timeoutMs, 1000),
+      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 6), MAX_RECONNECT_DELAY_MS),
+    });
+    this.#client.on('ready', () => this.#markUp());
+    this.#client.on('close', () => this.#markDown('connection closed'));
+    // ioredis reports each failed attempt; the outage is logged once, by #markDown.
+    this.#client.on('error', (error: Error) => {
+      if (this.#up !== false) this.#markDown(error.message);
+    });
+  }
+
+  get keyPrefix(): string {
+    return this.#config.keyPrefix;
+  }
+
+  get timeoutMs(): number {
+    return this.#config.timeoutMs;
+  }
+
+  /** Whether Redis answered last (the gauge gateway_redis_up). */
+  isUp(): boolean {
+    return this.#up === true;
+  }
+
+  /** `name` under the configured prefix. */
+  key(name: string): string {
+    return this.#config.keyPrefix + name;
+  }
+
+  /** The payload stored under `key` as `kind`, or undefined: absent, not the gateway's, or Redis not answering. */
+  async get(key: string, kind: string): Promise<string | undefined> {
+    const stored = await this.#call((client) => client.get(key));
+    return typeof stored === 'string' ? openEnvelope(key, kind, stored) : undefined;
+  }
+
+  /** Stores `payload` for `ttlMs`; false when Redis did not take it. */
+  async set(key: string, kind: string, payload: string, ttlMs: number): Promise<boolean> {
+    return (await this.#call((client) => client.set(key, sealEnvelope(key, kind, payload), 'PX', ttlMs))) === 'OK';
+  }
+
+  /** Whether `key` exists; false when Redis does not answer. */
+  async exists(key: string): Promise<boolean> {
+    return (await this.#call((client) => client.exists(key))) === 1;
+  }
+
+  /** A short lock (`SET NX PX`): held by one process at a time, gone after `ttlMs` at the latest. */
+  async lock(key: string, ttlMs: number): Promise<LockAttempt> {
+    const token = randomBytes(12).toString('base64url');
+    const answer = await this.#call((client) => client.set(key, token, 'PX', ttlMs, 'NX'));
+    if (answer === 'OK') return { outcome: 'acquired', token };
+    return answer === null ? { outcome: 'held' } : { outcome: 'unavailable' };
+  }
+
+  /** `SET key token NX PX ttlMs`: true when set, false when held by another or Redis did not answer. */
+  async lockWith(key: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.#call((client) => client.set(key, token, 'PX', ttlMs, 'NX'))) === 'OK';
+  }
+
+  async unlock(key: string, token: string): Promise<void> {
+    await this.#call((client) => client.eval(RELEASE_SCRIPT, 1, key, token));
+  }
+
+  /** Runs a Lua script on `keys` (all in one hash slot); undefined when Redis did not answer. */
+  async script(source: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.#call((client) => client.eval(source, keys.length, ...keys, ...args));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#client.disconnect();
+  }
+
+  /** Runs one command; undefined (a miss) when it fails or passes its deadline. */
+  async #call<T>(command: (client: Redis) => Promise<T>): Promise<T | undefined> {
+    if (this.#closed || this.#client.status !== 'ready') return undefined;
+    try {
+      const answer = await command(this.#client);
+      this.#markUp();
+      return answer;
+    } catch (error) {
+      // A timeout means Redis stalls though connected: an outage as much as a closed connection.
+      if (error instanceof Error && /timed out/i.test(error.message)) this.#markDown('call timed out');
+      else this.#log.debug({ redis: this.#where, err: error }, 'Redis call failed');
+      return undefined;
+    }
+  }
+
+  #markUp(): void {
+    if (this.#up === true || this.#closed) return;
+    if (this.#up === false) this.#log.info({ redis: this.#where }, 'Redis is reachable again: shared state is back in use');
+    this.#up = true;
+  }
+
+  #markDown(reason: string): void {
+    if (this.#up === false || this.#closed) return;
+    this.#up = false;
+    this.#log.warn(
+      { redis: this.#where, reason },
+      'Redis is unreachable: each replica works on its own (upstream reads, local caches) until it is back',
+    );
+  }
+}
+
+function checksum(key: string, kind: string, payload: string): string {
+  return createHash('sha256').update(`${key}\n${kind}\n`).update(payload).digest('base64url').slice(0, 22);
+}
+
+function sealEnvelope(key: string, kind: string, payload: string): string {
+  return `${ENVELOPE_VERSION}:${kind}:${checksum(key, kind, payload)}:${payload}`;
+}
+
+function openEnvelope(key: string, kind: string, stored: string): string | undefined {
+  const head = `${ENVELOPE_VERSION}:${kind}:`;
+  if (!stored.startsWith(head)) return undefined;
+  const sumEnd = stored.indexOf(':', head.length);
+  if (sumEnd < 0) return undefined;
+  const payload = stored.slice(sumEnd + 1);
+  return stored.slice(head.length, sumEnd) === checksum(key, kind, payload) ? payload : undefined;
+}
+
+/** The shared store for REDIS_URL; undefined without it (nothing connects). */
+export function createSharedStore(config: RedisConfig | undefined, log: Logger): SharedStore | undefined {
+  return config ? new SharedStore(config, log) : undefined;
+}
