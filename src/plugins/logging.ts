@@ -190,8 +190,9 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
         requestId: requestIdOf(serverContext),
         method: request.method.slice(0, 16),
         path: path.slice(0, MAX_LOGGED_PATH),
-        // The client went away before its answer was ready: 499, as a proxy logs it.
-        status: request.signal.aborted ? CLIENT_CLOSED_REQUEST : response.status,
+        // The client went away before its answer was ready: 499, as a proxy logs it; a refusal the
+        // gateway had already decided (a body broken off: 400) keeps its own status.
+        status: request.signal.aborted && response.status < 400 ? CLIENT_CLOSED_REQUEST : response.status,
         durationMs: record ? millisecondsSince(record.started) : undefined,
         operationName: record?.operationName,
         caller: callerOf(serverContext).id,

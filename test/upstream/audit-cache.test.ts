@@ -66,7 +66,7 @@ describe('audit page cache, as createUpstreams wires it', { timeout: 15_000 }, (
     expect(first.rows).toHaveLength(40);
     expect(second).toEqual(first);
     expect(upstreamCalls(wired)).toBe(1);
-    expect(upstreams.stats().auditCache).toMatchObject({ entries: 1, hits: 1, misses: 1, maxBytes: 64 * 1024 * 1024 });
+    expect(upstreams.stats().auditCache).toMatchObject({ entries: 1, hits: 1, misses: 1, maxBytes: 16 * 1024 * 1024 });
     expect(upstreams.stats().auditCache!.bytes).toBeGreaterThan(1000);
 
     const hitLines = wired.memory.lines().filter((l) => l.msg === 'audit report page served from the cache');
