@@ -64,7 +64,9 @@ describe('connection failures', { timeout: 10_000 }, () => {
     expect(line.err.detail).toMatchObject({ failure: 'connection', errorCode: 'UND_ERR_SOCKET' });
   });
 
-  it('repeats a token request whose connection was refused (it cannot have been sent), within the deadline', async () => {
+  // Retried: when the 300 ms deadline passes during a connect attempt rather than between two, the
+  // call ends as timed out, which is right but not what this test is about.
+  it('repeats a token request whose connection was refused (it cannot have been sent), within the deadline', { retry: 2 }, async () => {
     const offline = upstreamsWith(300, (c) => ({ identity: { ...c.identity!, baseUrl: 'http://127.0.0.1:9' } }));
     const error = await offline.identity!.auditReport(fullWindow(1), harness.call).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service could not be reached.' });
