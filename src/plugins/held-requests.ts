@@ -69,8 +69,8 @@ function whenOver(request: Request, { res }: HttpContext, ended: () => void): vo
 
 /**
  * graphql-ws keeps a subscribe message, as received and as text, in the frame that runs its
- * subscription (graphql-ws/use/ws awaits the stream inside its message handler): a WebSocket
- * subscription holds its message twice for as long as it is open.
+ * subscription (its server's message handler awaits the stream, src/websocket-transport.ts): a
+ * WebSocket subscription holds its message twice for as long as it is open.
  */
 const WEBSOCKET_MESSAGE_COPIES = 2;
 
