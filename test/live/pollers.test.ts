@@ -249,12 +249,17 @@ describe('limits', () => {
 
   it('disconnects a subscriber that does not keep up, with an error, instead of buffering without bound', async () => {
     server = await startLiveServer({ maxBuffered: 3 });
-    const stream = server.liveAudit.subscribe({ filter: { objectType: 'Tenant' } });
-    await sleep(20);
-    // Nobody reads the stream: poll after poll adds records to its queue.
-    for (let i = 0; i < 4; i++) {
-      server.sim.control.insertEvents(2, { objectType: 'Tenant' });
-      await sleep(120);
+    const live = server;
+    const stream = live.liveAudit.subscribe({ filter: { objectType: 'Tenant' } });
+    const polls = () => live.liveAudit.stats().pollers[0]?.polls ?? 0;
+    const subscribed = () => live.liveAudit.stats().subscriptions > 0;
+    // Nobody reads the stream: poll after poll adds records to its queue, until it is cut off. Each
+    // round waits for a whole poll after its insert, however slow the machine, so the records
+    // arrive in several batches (the check runs before each batch).
+    for (let round = 0; round < 10 && subscribed(); round++) {
+      const before = polls();
+      live.sim.control.insertEvents(2, { objectType: 'Tenant' });
+      await until(() => polls() > before + 1 || !subscribed(), 10_000);
     }
     const items: LiveItem[] = [];
     for await (const item of stream) items.push(item);
