@@ -3,14 +3,15 @@
  * HTTP request to Yoga, and these hooks hand what it learns back to the socket instead of writing
  * an HTTP body.
  */
+import type { DocumentNode } from 'graphql';
 import type { ExecutionResult } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { RequestState } from '../context.js';
-import type { WebSocketOperationLog } from './logging.js';
 
 /** What one operation's request learns on its way through Yoga, for the socket to answer with. */
 export interface OperationExchange {
-  readonly access: WebSocketOperationLog;
+  /** The operation's access line (WebSocketOperationLog), told what was parsed. */
+  readonly access: { parsed(document: DocumentNode, operationName: string | null | undefined): void };
   /** Keeps a stream the moment it starts: ended at once if the operation ended meanwhile. */
   readonly operation: { attach(stream: AsyncIterable<ExecutionResult>): void };
   /** Execution (not subscription) began: its result is the operation's `next`, errors or not. */
