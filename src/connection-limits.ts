@@ -25,9 +25,10 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { ByteReservations, type ByteHolding } from './byte-reservations.js';
+import type { ByteHolding, ByteReservations } from './byte-reservations.js';
 import { answerAndClose, answerBadRequest, answerClientError, requestUrlProblem } from './client-error.js';
 import type { Logger } from './logger.js';
+import { createMemoryBudget, holdForRequest } from './memory-budget.js';
 import { ClientFrames } from './websocket-frames.js';
 
 export interface ConnectionLimits {
@@ -49,16 +50,6 @@ const REFUSALS_AT_ONCE = 256;
 const WARNING_INTERVAL_MS = 60_000;
 
 const RETRY_AFTER_SECONDS = 1;
-/** Holdings this small are not counted: at most MAX_CONNECTIONS of them (64 MB at the default 4096). */
-export const SMALL_BODY_BYTES = 16 * 1024;
-
-/** The budget every request, WebSocket message and operation of a process holds its share of. */
-export const createMemoryBudget = (maxBytes: number) => new ByteReservations(maxBytes, SMALL_BODY_BYTES);
-
-const requestHoldings = new WeakMap<IncomingMessage, ByteHolding>();
-
-/** The share of the memory budget an HTTP request holds until its answer has left (undefined: not served here). */
-export const requestHolding = (request: IncomingMessage): ByteHolding | undefined => requestHoldings.get(request);
 
 function busyBody(message: string): string {
   return JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] });
@@ -262,7 +253,7 @@ export function createGatewayServer(
   const admit = (request: IncomingMessage, response: ServerResponse): boolean => {
     const holding = reservations.holding();
     if (!holding.add(request.complete ? 0 : bodyBytes(request, limits.maxRequestBytes))) return false;
-    requestHoldings.set(request, holding);
+    holdForRequest(request, holding);
     response.once('close', () => holding.release());
     countQueued(response, holding);
     return true;

@@ -1,7 +1,7 @@
 /** Demo mode: the embedded simulator serves both upstreams on a loopback port. */
 import type { Config } from './config.js';
 import type { ExampleSessionIds } from './examples/index.js';
-import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from './simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from '#simulator';
 
 /** The simulator's seeded sessions the update-session examples open on in demo mode. */
 export const demoSessionIds: ExampleSessionIds = Object.freeze({ withFiles: SESSION_IDS.mixed, ready: SESSION_IDS.ready });

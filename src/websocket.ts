@@ -13,12 +13,13 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { GraphQLError, parse, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable } from 'graphql-yoga';
 import type { WebSocket } from 'ws';
 import type { RequestState } from './context.js';
 import { LIVE_SOCKET, type LiveAudit } from './live/index.js';
 import type { Logger } from './logger.js';
 import { WebSocketOperationLog } from './plugins/logging.js';
+import type { OperationExchange, WebSocketServerContext } from './plugins/websocket-requests.js';
 import { schema } from './schema/index.js';
 import {
   ConnectionOperations,
@@ -88,58 +89,6 @@ function headersOf(connectionParams: Record<string, unknown> | undefined, upgrad
   }
   for (const name of TRACE_HEADERS) if (!headers.has(name)) setIfValid(headers, name, upgrade.headers[name]);
   return headers;
-}
-
-/** What one operation's request learns on its way through Yoga, for the socket to answer with. */
-interface OperationExchange {
-  readonly access: WebSocketOperationLog;
-  /** Keeps a stream the moment it starts: ended at once if the operation ended meanwhile. */
-  readonly operation: Operation;
-  /** Execution (not subscription) began: its result is the operation's `next`, errors or not. */
-  executed: boolean;
-  answer?: ExecutionResult | AsyncIterable<ExecutionResult>;
-}
-
-/** The server context of a request run for a WebSocket: its handshake, or one of its operations. */
-type WebSocketServerContext = RequestState & { handshake?: RequestState; websocketOperation?: OperationExchange };
-
-const exchangeOf = (context: unknown) => (context as WebSocketServerContext | undefined)?.websocketOperation;
-
-/**
- * The hooks that hand a WebSocket's requests back to it. Yoga hands plugins a copy of the server
- * context it is given, so what they settle is copied into the record given with the request: the
- * handshake's request id and caller; an operation's name, whether it executed, and its answer,
- * taken instead of being written as an HTTP body.
- */
-export function useWebSocketRequests(): Plugin<object, WebSocketServerContext> {
-  return {
-    onParse({ context }) {
-      const exchange = exchangeOf(context);
-      if (!exchange) return;
-      const { params } = context as { params?: { operationName?: string | null } };
-      return ({ result }) => {
-        if (!(result instanceof Error)) exchange.access.parsed(result, params?.operationName);
-      };
-    },
-    onExecute({ args }) {
-      const exchange = exchangeOf(args.contextValue);
-      if (exchange) exchange.executed = true;
-    },
-    onResultProcess({ serverContext, setResultProcessor }) {
-      const exchange = exchangeOf(serverContext);
-      if (!exchange) return;
-      setResultProcessor((result) => {
-        exchange.answer = result as OperationExchange['answer'];
-        if (isAsyncIterable(result)) exchange.operation.attach(result);
-        // 200: the hooks after this one take any other status for an answer that was refused.
-        return new Response(null, { status: 200 });
-      }, 'application/json');
-    },
-    onResponse({ serverContext }) {
-      const { handshake, requestId, caller } = serverContext;
-      if (handshake) Object.assign(handshake, { requestId, caller });
-    },
-  };
 }
 
 /**

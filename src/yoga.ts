@@ -32,7 +32,7 @@ import { usePersistedOperationsFile } from './plugins/persisted-operations.js';
 import { useProbe } from './plugins/probes.js';
 import { useRequestBodyLimit } from './plugins/request-body-limit.js';
 import { useHeldRequests } from './plugins/held-requests.js';
-import { createMemoryBudget } from './connection-limits.js';
+import { createMemoryBudget } from './memory-budget.js';
 import type { ByteReservations } from './byte-reservations.js';
 import { useRequestParams } from './plugins/request-params.js';
 import { useStreamInitialCount } from './plugins/stream-initial-count.js';
@@ -41,7 +41,7 @@ import { requestIdOf, useRequestId } from './plugins/request-id.js';
 import type { Tracing } from './plugins/tracing.js';
 import { useRowErrors } from './plugins/audit-row-errors.js';
 import { schema } from './schema/index.js';
-import { useWebSocketRequests } from './websocket.js';
+import { useWebSocketRequests } from './plugins/websocket-requests.js';
 import type { Upstreams } from './upstream/types.js';
 import type { SharedStore } from './upstream/shared-store/index.js';
 

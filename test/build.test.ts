@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,5 +109,14 @@ describe('the production build, run on its own', () => {
   it('carries the license of every bundled package', () => {
     const licenses = readFileSync(join(dir, 'dist', 'THIRD_PARTY_LICENSES.txt'), 'utf8');
     for (const name of ['graphql-yoga', 'graphql', 'undici', 'zod', '@pothos/core']) expect(licenses).toMatch(new RegExp(`^${name}@\\d`, 'm'));
+  });
+
+  it("keeps demo mode's simulator out of the gateway's files: built on its own, imported as #simulator", () => {
+    const dist = join(dir, 'dist');
+    const gatewayFiles = ['index.js', ...readdirSync(join(dist, 'chunks')).map((name) => join('chunks', name))].filter((f) => f.endsWith('.js'));
+    const holdingSimulator = gatewayFiles.filter((file) => readFileSync(join(dist, file), 'utf8').includes('/__simulator/'));
+    expect(holdingSimulator).toEqual([]);
+    expect(readFileSync(join(dist, 'simulator.js'), 'utf8')).toContain('/__simulator/');
+    expect(JSON.parse(readFileSync(join(dist, 'package.json'), 'utf8'))).toMatchObject({ imports: { '#simulator': './simulator.js' } });
   });
 });

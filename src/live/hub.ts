@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../errors.js';
-import { UPSTREAM_ACTIONS } from '../schema/audit/actions.js';
+import { UPSTREAM_ACTIONS } from '../upstream/identity/actions.js';
 import { createOperationDeadline } from '../upstream/deadline.js';
 import { emit } from '../upstream/events.js';
 import type { IdentityApi } from '../upstream/types.js';

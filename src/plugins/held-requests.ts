@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { ByteHolding, ByteReservations } from '../byte-reservations.js';
-import { requestHolding } from '../connection-limits.js';
+import { requestHolding } from '../memory-budget.js';
 import { LIVE_SOCKET } from '../live/connection.js';
 import { HeapEstimate } from '../live/read-budget.js';
 import { parsedDocumentBytes } from './parse-cache.js';

@@ -1,6 +1,6 @@
 /** The filter input, the action enum and the window type of the auditEvents connection. */
 import { builder } from '../builder.js';
-import type { AuditWindowShape } from './connection.js';
+import type { AuditWindowShape } from './connection-result.js';
 
 export const AuditActionEnum = builder.enumType('AuditAction', {
   description: 'The action filter; sent to the upstream in its own spelling (Create, Update, ...).',

@@ -1,41 +1,21 @@
 /** Resolves Query.auditEvents: arguments -> plan -> upstream reads -> edges and exact pageInfo. */
 import { createContextCache } from '@pothos/core';
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
-import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
 import { ErrorCode, UpstreamError } from '../../errors.js';
 import type { AuditRowResult } from '../../upstream/types.js';
-import { reportRowErrors } from '../../plugins/audit-row-errors.js';
+import { reportRowErrors } from '../row-errors.js';
+import type { AuditConnectionResult, UnreadableRow } from './connection-result.js';
 import { cursorEncoder } from './cursor.js';
 import { PositionedEdge, type AuditEdge } from './edge.js';
 import { parsePageRequest, type AuditConnectionArgs } from './page-request.js';
 import { planPage, type PagePlan, type PageSpan } from './paging-plan.js';
 import { probeRound, readRange } from './read-range.js';
 import type { AuditScope } from './scope.js';
-import type { WindowSize } from './total-count.js';
 import { FIRST_CHUNK_ROWS, streamedConnection, streamsEdges } from './streamed-page.js';
 import { locateWindowEnd } from './window-end.js';
 
-export type { AuditEdge } from './edge.js';
-
-export interface AuditWindowShape {
-  readonly from: number;
-  readonly to: number;
-}
-
-export interface AuditConnectionResult {
-  readonly edges: AuditEdge[];
-  readonly pageInfo: PageInfoShape;
-  readonly window: AuditWindowShape;
-  /** For totalCount, counted only when selected. */
-  readonly scope: AuditScope;
-  readonly size: WindowSize | Promise<WindowSize>;
-}
-
-export interface UnreadableRow {
-  readonly position: number;
-  readonly reason: string;
-}
+export type { AuditConnectionResult } from './connection-result.js';
 
 /** Error entries per page beyond which the rest are summed up in one entry. */
 const MAX_ROW_ERRORS_PER_PAGE = 50;

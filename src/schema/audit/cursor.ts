@@ -12,7 +12,7 @@
 import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../../checksum.js';
 import { BadUserInputError } from '../../errors.js';
 import { MAX_DATE_MS } from '../../upstream/identity/schemas.js';
-import { UPSTREAM_ACTIONS, type UpstreamAction } from './actions.js';
+import { UPSTREAM_ACTIONS, type UpstreamAction } from '../../upstream/identity/actions.js';
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './paging-limits.js';
 import type { AuditScope } from './scope.js';
 

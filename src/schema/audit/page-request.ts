@@ -3,7 +3,7 @@
  * and the range of window positions the page may draw from. Every bad argument is BAD_USER_INPUT.
  */
 import { BadUserInputError } from '../../errors.js';
-import type { UpstreamAction } from './actions.js';
+import type { UpstreamAction } from '../../upstream/identity/actions.js';
 import { decodeCursor, type AuditCursor } from './cursor.js';
 import { checkObjectTypeCase } from './object-types.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_MS, MAX_OBJECT_TYPE_LENGTH, MAX_PAGE_SIZE } from './paging-limits.js';

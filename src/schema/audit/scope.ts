@@ -1,6 +1,6 @@
 /** What every cursor of one auditEvents connection shares, and how it becomes an upstream query. */
 import type { AuditReportQuery } from '../../upstream/types.js';
-import type { UpstreamAction } from './actions.js';
+import type { UpstreamAction } from '../../upstream/identity/actions.js';
 
 /** The filter and the time window pinned when the connection's first page was read. */
 export interface AuditScope {

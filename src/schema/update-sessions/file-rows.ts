@@ -7,9 +7,9 @@
  */
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import { ErrorCode } from '../../errors.js';
-import { reportRowErrors } from '../../plugins/audit-row-errors.js';
 import type { FileInfo } from '../../upstream/content-library/schemas.js';
 import type { UpdateSessionFileRow } from '../../upstream/types.js';
+import { reportRowErrors } from '../row-errors.js';
 
 /** Error entries per list beyond which the rest are summed up in one entry. */
 export const MAX_FILE_ERRORS_PER_LIST = 50;
