@@ -23,6 +23,8 @@ export interface Tally {
   longestKind: string;
   /** Durations of answered requests, ms, by kind (for percentiles). */
   readonly durations: Record<string, number[]>;
+  /** The same, by the fault phase the request started in. */
+  readonly durationsByPhase: Record<string, number[]>;
   /** Examples of codeless errors and 5xx answers, for the report. */
   readonly examples: string[];
 }
@@ -38,6 +40,7 @@ export const newTally = (): Tally => ({
   longestMs: 0,
   longestKind: '',
   durations: {},
+  durationsByPhase: {},
   examples: [],
 });
 
@@ -122,6 +125,7 @@ export function createTraffic(options: TrafficOptions) {
   const record = (kind: string, answer: Answer, ms: number, note: string, phase: string) => {
     bump(tally.statuses, String(answer.status));
     (tally.durations[kind] ??= []).push(ms);
+    (tally.durationsByPhase[phase] ??= []).push(ms);
     if (ms > tally.longestMs) {
       tally.longestMs = ms;
       tally.longestKind = `${kind}, started in "${phase}"`;

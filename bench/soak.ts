@@ -45,15 +45,20 @@ const simulatorPort = Number(new URL(simulator.url).port);
 const PINO_LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 const logLevels: Record<string, number> = {};
 const logMessages: Record<string, number> = {};
+/** The fault phase of the moment: where a request started, or where the gateway logged it done. */
+let phase = 'start';
+/** The gateway's own time per request (its access log), by the phase it was logged in. */
+const gatewayDurationsByPhase: Record<string, number[]> = {};
 const onLine = (line: string) => {
   if (!line.trim()) return;
-  let entry: { level?: number; msg?: string };
+  let entry: { level?: number; msg?: string; durationMs?: number };
   try {
     entry = JSON.parse(line) as typeof entry;
   } catch {
     logLevels['(not JSON)'] = (logLevels['(not JSON)'] ?? 0) + 1;
     return;
   }
+  if (entry.msg === 'request' && typeof entry.durationMs === 'number') (gatewayDurationsByPhase[phase] ??= []).push(entry.durationMs);
   const level = PINO_LEVELS[entry.level ?? 0] ?? String(entry.level);
   logLevels[level] = (logLevels[level] ?? 0) + 1;
   if ((entry.level ?? 0) >= 40) {
@@ -142,7 +147,6 @@ const inserter = (async () => {
 
 // Traffic, open loop.
 const tally = newTally();
-let phase = 'start';
 const traffic = createTraffic({ url: gateway.url, tally, clientTimeoutMs: REQUEST_TIMEOUT_MS + 60_000, maxInFlight: 400, phase: () => phase });
 const pending = new Set<Promise<unknown>>();
 const ticker = setInterval(() => {
@@ -217,12 +221,17 @@ const broken = brokenPromises({
 });
 if (exitCode !== 0) broken.push(`the gateway exited with ${exitCode} on SIGTERM`);
 const answered = Object.values(tally.statuses).reduce((sum, n) => sum + n, 0);
-const durationPercentiles = Object.fromEntries(
-  Object.entries(tally.durations).map(([kind, list]) => {
-    const sorted = [...list].sort((a, b) => a - b);
-    return [kind, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) }];
-  }),
-);
+/** Count, p50, p99 and max of each list of durations. */
+const percentilesOf = (lists: Record<string, number[]>) =>
+  Object.fromEntries(
+    Object.entries(lists).map(([name, list]) => {
+      const sorted = [...list].sort((a, b) => a - b);
+      return [name, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) }];
+    }),
+  );
+const durationPercentiles = percentilesOf(tally.durations);
+const requestsByPhase = percentilesOf(tally.durationsByPhase);
+const gatewayByPhase = percentilesOf(gatewayDurationsByPhase);
 const report = {
   minutes,
   rate,
@@ -239,6 +248,8 @@ const report = {
   skipped: tally.skipped,
   longestRequest: { ms: tally.longestMs, kind: tally.longestKind },
   durations: durationPercentiles,
+  /** As the client timed them, by the phase each started in; and as the gateway logged them, by the phase it logged them in. */
+  durationsByPhase: { requests: requestsByPhase, gateway: gatewayByPhase },
   memory: {
     rssMB: rssTrend,
     rssAfterDrainMB: rssAfterDrain,
@@ -269,6 +280,13 @@ const lines = [
     ` (${live.tally.resumes} resumes, ${live.tally.abruptEnds} abrupt ends, ${liveFigures.lostUpstream} lost with a simulator restart); stream endings: ${JSON.stringify(live.tally.endings)}`,
   `log lines: ${JSON.stringify(logLevels)}`,
   `machine: ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; the gateway used ${(gatewayCpuShare * 100).toFixed(0)} % of a core under load, the soak itself ${(soakCpuShare * 100).toFixed(0)} %`,
+  `by phase, p99 / max (s), as the client timed them | as the gateway logged them:`,
+  ...PHASES.map(({ name }) => {
+    const seconds = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : (n / 1000).toFixed(1));
+    const client = requestsByPhase[name];
+    const own = gatewayByPhase[name];
+    return `  ${name.padEnd(38)} ${seconds(client?.p99)} / ${seconds(client?.max)} | ${seconds(own?.p99)} / ${seconds(own?.max)}`;
+  }),
   `longest request: ${(tally.longestMs / 1000).toFixed(1)} s (${tally.longestKind}); deadline ${REQUEST_TIMEOUT_MS / 1000} s`,
   `figures: ${path}`,
   broken.length === 0 ? 'PASS: every promise kept' : `FAIL:\n  ${broken.join('\n  ')}`,
