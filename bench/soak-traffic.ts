@@ -25,6 +25,8 @@ export interface Tally {
   readonly durations: Record<string, number[]>;
   /** The same, by the fault phase the request started in. */
   readonly durationsByPhase: Record<string, number[]>;
+  /** The slowest answered requests, slowest first, by the x-request-id they were sent with. */
+  readonly slowest: SlowRequest[];
   /** Examples of codeless errors and 5xx answers, for the report. */
   readonly examples: string[];
 }
@@ -41,8 +43,17 @@ export const newTally = (): Tally => ({
   longestKind: '',
   durations: {},
   durationsByPhase: {},
+  slowest: [],
   examples: [],
 });
+
+export interface SlowRequest {
+  readonly requestId: string;
+  readonly kind: string;
+  readonly phase: string;
+  readonly ms: number;
+}
+const SLOWEST_KEPT = 10;
 
 const bump = (counts: Record<string, number>, key: string, by = 1) => void (counts[key] = (counts[key] ?? 0) + by);
 
@@ -121,11 +132,16 @@ export function createTraffic(options: TrafficOptions) {
   const { url, tally } = options;
   const cursors: string[] = [];
   let inFlight = 0;
+  let sent = 0;
 
-  const record = (kind: string, answer: Answer, ms: number, note: string, phase: string) => {
+  const record = (kind: string, answer: Answer, ms: number, note: string, phase: string, requestId: string) => {
     bump(tally.statuses, String(answer.status));
     (tally.durations[kind] ??= []).push(ms);
     (tally.durationsByPhase[phase] ??= []).push(ms);
+    if (tally.slowest.length < SLOWEST_KEPT || ms > tally.slowest.at(-1)!.ms) {
+      tally.slowest.push({ requestId, kind, phase, ms });
+      tally.slowest.sort((a, b) => b.ms - a.ms).splice(SLOWEST_KEPT);
+    }
     if (ms > tally.longestMs) {
       tally.longestMs = ms;
       tally.longestKind = `${kind}, started in "${phase}"`;
@@ -145,13 +161,14 @@ export function createTraffic(options: TrafficOptions) {
   async function post(kind: string, body: unknown, accept = 'application/graphql-response+json, application/json', abandonAfterFirstChunk = false): Promise<Answer | undefined> {
     const started = Date.now();
     const phase = options.phase();
+    const requestId = `soak-${++sent}`;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.clientTimeoutMs);
     inFlight++;
     try {
       const res = await request(`${url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept, 'x-api-key': API_KEY },
+        headers: { 'content-type': 'application/json', accept, 'x-api-key': API_KEY, 'x-request-id': requestId },
         body: JSON.stringify(body),
         signal: controller.signal,
       });
@@ -164,7 +181,7 @@ export function createTraffic(options: TrafficOptions) {
       }
       const text = await res.body.text();
       const answer = answerOf(res.statusCode, String(res.headers['content-type'] ?? ''), text);
-      record(kind, answer, Date.now() - started, text.slice(0, 300), phase);
+      record(kind, answer, Date.now() - started, text.slice(0, 300), phase, requestId);
       return answer;
     } catch (error) {
       tally.unanswered++;

@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
@@ -49,16 +50,21 @@ const logMessages: Record<string, number> = {};
 let phase = 'start';
 /** The gateway's own time per request (its access log), by the phase it was logged in. */
 const gatewayDurationsByPhase: Record<string, number[]> = {};
+/** The same by request id, for the slowest requests the client saw. */
+const gatewayDurations = new Map<string, number>();
 const onLine = (line: string) => {
   if (!line.trim()) return;
-  let entry: { level?: number; msg?: string; durationMs?: number };
+  let entry: { level?: number; msg?: string; durationMs?: number; requestId?: unknown };
   try {
     entry = JSON.parse(line) as typeof entry;
   } catch {
     logLevels['(not JSON)'] = (logLevels['(not JSON)'] ?? 0) + 1;
     return;
   }
-  if (entry.msg === 'request' && typeof entry.durationMs === 'number') (gatewayDurationsByPhase[phase] ??= []).push(entry.durationMs);
+  if (entry.msg === 'request' && typeof entry.durationMs === 'number') {
+    (gatewayDurationsByPhase[phase] ??= []).push(entry.durationMs);
+    if (typeof entry.requestId === 'string' && entry.requestId.startsWith('soak-')) gatewayDurations.set(entry.requestId, entry.durationMs);
+  }
   const level = PINO_LEVELS[entry.level ?? 0] ?? String(entry.level);
   logLevels[level] = (logLevels[level] ?? 0) + 1;
   if ((entry.level ?? 0) >= 40) {
@@ -77,6 +83,9 @@ const gateway = await startGateway({
   },
 });
 startedAt = Date.now();
+// The client's own delays add to every time it takes: its event loop's are reported with them.
+const soakLoopDelay = monitorEventLoopDelay({ resolution: 20 });
+soakLoopDelay.enable();
 const cpuAtStart = cpuMsOf(gateway.pid) ?? 0;
 const ownCpuAtStart = process.cpuUsage();
 const loadAtStart = loadavg()[0]!;
@@ -188,6 +197,7 @@ const gatewayCpuShare = ((cpuMsOf(gateway.pid) ?? 0) - cpuAtStart) / (Date.now()
 const ownCpu = process.cpuUsage(ownCpuAtStart);
 const soakCpuShare = (ownCpu.user + ownCpu.system) / 1000 / (Date.now() - startedAt);
 const loadAtEnd = loadavg()[0]!;
+soakLoopDelay.disable();
 await control('clear-faults');
 await control('latency', { ms: 0 });
 log(`traffic stopped; waiting for ${pending.size} requests in flight`);
@@ -232,6 +242,7 @@ const percentilesOf = (lists: Record<string, number[]>) =>
 const durationPercentiles = percentilesOf(tally.durations);
 const requestsByPhase = percentilesOf(tally.durationsByPhase);
 const gatewayByPhase = percentilesOf(gatewayDurationsByPhase);
+const slowest = tally.slowest.map((slow) => ({ ...slow, gatewayMs: gatewayDurations.get(slow.requestId) }));
 const report = {
   minutes,
   rate,
@@ -250,12 +261,21 @@ const report = {
   durations: durationPercentiles,
   /** As the client timed them, by the phase each started in; and as the gateway logged them, by the phase it logged them in. */
   durationsByPhase: { requests: requestsByPhase, gateway: gatewayByPhase },
+  /** The slowest requests as the client timed them, with the gateway's time for each (its access log). */
+  slowest,
   memory: {
     rssMB: rssTrend,
     rssAfterDrainMB: rssAfterDrain,
     heapUsedMB: heapTrend,
   },
-  machine: { cores: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd, gatewayCpuShareOfACore: gatewayCpuShare, soakCpuShareOfACore: soakCpuShare },
+  machine: {
+    cores: cpus().length,
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: loadAtEnd,
+    gatewayCpuShareOfACore: gatewayCpuShare,
+    soakCpuShareOfACore: soakCpuShare,
+    soakEventLoopDelayMs: { p99: soakLoopDelay.percentile(99) / 1e6, max: soakLoopDelay.max / 1e6 },
+  },
   healthz: { probes: healthz.length, failures: healthzFailures, p50Ms: percentile(healthz, 50), p99Ms: percentile(healthz, 99), maxMs: healthz.at(-1) },
   live: { ...liveFigures, ...live.tally, simulatorRestarts: restarts },
   logLines: { byLevel: logLevels, warnAndAbove: Object.fromEntries(Object.entries(logMessages).sort((a, b) => b[1] - a[1]).slice(0, 25)) },
@@ -279,7 +299,7 @@ const lines = [
   `live: ${liveFigures.subscribers} subscribers, ${liveFigures.inserted} records inserted, ${liveFigures.delivered} delivered, ${liveFigures.duplicated} duplicated, ${liveFigures.missing} missing, ${liveFigures.foreign} outside the filter` +
     ` (${live.tally.resumes} resumes, ${live.tally.abruptEnds} abrupt ends, ${liveFigures.lostUpstream} lost with a simulator restart); stream endings: ${JSON.stringify(live.tally.endings)}`,
   `log lines: ${JSON.stringify(logLevels)}`,
-  `machine: ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; the gateway used ${(gatewayCpuShare * 100).toFixed(0)} % of a core under load, the soak itself ${(soakCpuShare * 100).toFixed(0)} %`,
+  `machine: ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; the gateway used ${(gatewayCpuShare * 100).toFixed(0)} % of a core under load, the soak itself ${(soakCpuShare * 100).toFixed(0)} %, its event loop delayed ${(soakLoopDelay.percentile(99) / 1e6).toFixed(0)} ms at p99, ${(soakLoopDelay.max / 1e6).toFixed(0)} ms at most`,
   `by phase, p99 / max (s), as the client timed them | as the gateway logged them:`,
   ...PHASES.map(({ name }) => {
     const seconds = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : (n / 1000).toFixed(1));
@@ -287,6 +307,10 @@ const lines = [
     const own = gatewayByPhase[name];
     return `  ${name.padEnd(38)} ${seconds(client?.p99)} / ${seconds(client?.max)} | ${seconds(own?.p99)} / ${seconds(own?.max)}`;
   }),
+  `slowest requests, client s / gateway s: ${slowest
+    .slice(0, 5)
+    .map((slow) => `${slow.kind} ${(slow.ms / 1000).toFixed(1)} / ${slow.gatewayMs === undefined ? '-' : (slow.gatewayMs / 1000).toFixed(1)}`)
+    .join(', ')}`,
   `longest request: ${(tally.longestMs / 1000).toFixed(1)} s (${tally.longestKind}); deadline ${REQUEST_TIMEOUT_MS / 1000} s`,
   `figures: ${path}`,
   broken.length === 0 ? 'PASS: every promise kept' : `FAIL:\n  ${broken.join('\n  ')}`,
