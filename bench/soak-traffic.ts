@@ -27,6 +27,8 @@ export interface Tally {
   readonly durationsByPhase: Record<string, number[]>;
   /** The slowest answered requests, slowest first, by the x-request-id they were sent with. */
   readonly slowest: SlowRequest[];
+  /** Every request sent, by its x-request-id: its kind and the phase it started in. */
+  readonly sent: Map<string, { readonly kind: string; readonly phase: string }>;
   /** Examples of codeless errors and 5xx answers, for the report. */
   readonly examples: string[];
 }
@@ -44,6 +46,7 @@ export const newTally = (): Tally => ({
   durations: {},
   durationsByPhase: {},
   slowest: [],
+  sent: new Map(),
   examples: [],
 });
 
@@ -162,6 +165,7 @@ export function createTraffic(options: TrafficOptions) {
     const started = Date.now();
     const phase = options.phase();
     const requestId = `soak-${++sent}`;
+    tally.sent.set(requestId, { kind, phase });
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.clientTimeoutMs);
     inFlight++;

@@ -243,6 +243,10 @@ const durationPercentiles = percentilesOf(tally.durations);
 const requestsByPhase = percentilesOf(tally.durationsByPhase);
 const gatewayByPhase = percentilesOf(gatewayDurationsByPhase);
 const slowest = tally.slowest.map((slow) => ({ ...slow, gatewayMs: gatewayDurations.get(slow.requestId) }));
+const slowestInGateway = [...gatewayDurations]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 10)
+  .map(([requestId, gatewayMs]) => ({ requestId, gatewayMs, ...tally.sent.get(requestId) }));
 const report = {
   minutes,
   rate,
@@ -263,6 +267,8 @@ const report = {
   durationsByPhase: { requests: requestsByPhase, gateway: gatewayByPhase },
   /** The slowest requests as the client timed them, with the gateway's time for each (its access log). */
   slowest,
+  /** The requests the gateway took longest over, by its access log. */
+  slowestInGateway,
   memory: {
     rssMB: rssTrend,
     rssAfterDrainMB: rssAfterDrain,
@@ -310,6 +316,10 @@ const lines = [
   `slowest requests, client s / gateway s: ${slowest
     .slice(0, 5)
     .map((slow) => `${slow.kind} ${(slow.ms / 1000).toFixed(1)} / ${slow.gatewayMs === undefined ? '-' : (slow.gatewayMs / 1000).toFixed(1)}`)
+    .join(', ')}`,
+  `slowest in the gateway, gateway s: ${slowestInGateway
+    .slice(0, 5)
+    .map((slow) => `${slow.kind ?? '?'} (${slow.phase ?? '?'}) ${(slow.gatewayMs / 1000).toFixed(1)}`)
     .join(', ')}`,
   `longest request: ${(tally.longestMs / 1000).toFixed(1)} s (${tally.longestKind}); deadline ${REQUEST_TIMEOUT_MS / 1000} s`,
   `figures: ${path}`,
