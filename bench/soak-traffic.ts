@@ -23,6 +23,12 @@ export interface Tally {
   longestKind: string;
   /** Durations of answered requests, ms, by kind (for percentiles). */
   readonly durations: Record<string, number[]>;
+  /** The same, by the fault phase the request started in. */
+  readonly durationsByPhase: Record<string, number[]>;
+  /** The slowest answered requests, slowest first, by the x-request-id they were sent with. */
+  readonly slowest: SlowRequest[];
+  /** Every request sent, by its x-request-id: its kind and the phase it started in. */
+  readonly sent: Map<string, { readonly kind: string; readonly phase: string }>;
   /** Examples of codeless errors and 5xx answers, for the report. */
   readonly examples: string[];
 }
@@ -38,8 +44,19 @@ export const newTally = (): Tally => ({
   longestMs: 0,
   longestKind: '',
   durations: {},
+  durationsByPhase: {},
+  slowest: [],
+  sent: new Map(),
   examples: [],
 });
+
+export interface SlowRequest {
+  readonly requestId: string;
+  readonly kind: string;
+  readonly phase: string;
+  readonly ms: number;
+}
+const SLOWEST_KEPT = 10;
 
 const bump = (counts: Record<string, number>, key: string, by = 1) => void (counts[key] = (counts[key] ?? 0) + by);
 
@@ -118,10 +135,16 @@ export function createTraffic(options: TrafficOptions) {
   const { url, tally } = options;
   const cursors: string[] = [];
   let inFlight = 0;
+  let sent = 0;
 
-  const record = (kind: string, answer: Answer, ms: number, note: string, phase: string) => {
+  const record = (kind: string, answer: Answer, ms: number, note: string, phase: string, requestId: string) => {
     bump(tally.statuses, String(answer.status));
     (tally.durations[kind] ??= []).push(ms);
+    (tally.durationsByPhase[phase] ??= []).push(ms);
+    if (tally.slowest.length < SLOWEST_KEPT || ms > tally.slowest.at(-1)!.ms) {
+      tally.slowest.push({ requestId, kind, phase, ms });
+      tally.slowest.sort((a, b) => b.ms - a.ms).splice(SLOWEST_KEPT);
+    }
     if (ms > tally.longestMs) {
       tally.longestMs = ms;
       tally.longestKind = `${kind}, started in "${phase}"`;
@@ -141,13 +164,15 @@ export function createTraffic(options: TrafficOptions) {
   async function post(kind: string, body: unknown, accept = 'application/graphql-response+json, application/json', abandonAfterFirstChunk = false): Promise<Answer | undefined> {
     const started = Date.now();
     const phase = options.phase();
+    const requestId = `soak-${++sent}`;
+    tally.sent.set(requestId, { kind, phase });
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.clientTimeoutMs);
     inFlight++;
     try {
       const res = await request(`${url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept, 'x-api-key': API_KEY },
+        headers: { 'content-type': 'application/json', accept, 'x-api-key': API_KEY, 'x-request-id': requestId },
         body: JSON.stringify(body),
         signal: controller.signal,
       });
@@ -160,7 +185,7 @@ export function createTraffic(options: TrafficOptions) {
       }
       const text = await res.body.text();
       const answer = answerOf(res.statusCode, String(res.headers['content-type'] ?? ''), text);
-      record(kind, answer, Date.now() - started, text.slice(0, 300), phase);
+      record(kind, answer, Date.now() - started, text.slice(0, 300), phase, requestId);
       return answer;
     } catch (error) {
       tally.unanswered++;

@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
@@ -45,14 +46,24 @@ const simulatorPort = Number(new URL(simulator.url).port);
 const PINO_LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 const logLevels: Record<string, number> = {};
 const logMessages: Record<string, number> = {};
+/** The fault phase of the moment: where a request started, or where the gateway logged it done. */
+let phase = 'start';
+/** The gateway's own time per request (its access log), by the phase it was logged in. */
+const gatewayDurationsByPhase: Record<string, number[]> = {};
+/** The same by request id, for the slowest requests the client saw. */
+const gatewayDurations = new Map<string, number>();
 const onLine = (line: string) => {
   if (!line.trim()) return;
-  let entry: { level?: number; msg?: string };
+  let entry: { level?: number; msg?: string; durationMs?: number; requestId?: unknown };
   try {
     entry = JSON.parse(line) as typeof entry;
   } catch {
     logLevels['(not JSON)'] = (logLevels['(not JSON)'] ?? 0) + 1;
     return;
+  }
+  if (entry.msg === 'request' && typeof entry.durationMs === 'number') {
+    (gatewayDurationsByPhase[phase] ??= []).push(entry.durationMs);
+    if (typeof entry.requestId === 'string' && entry.requestId.startsWith('soak-')) gatewayDurations.set(entry.requestId, entry.durationMs);
   }
   const level = PINO_LEVELS[entry.level ?? 0] ?? String(entry.level);
   logLevels[level] = (logLevels[level] ?? 0) + 1;
@@ -72,6 +83,9 @@ const gateway = await startGateway({
   },
 });
 startedAt = Date.now();
+// The client's own delays add to every time it takes: its event loop's are reported with them.
+const soakLoopDelay = monitorEventLoopDelay({ resolution: 20 });
+soakLoopDelay.enable();
 const cpuAtStart = cpuMsOf(gateway.pid) ?? 0;
 const ownCpuAtStart = process.cpuUsage();
 const loadAtStart = loadavg()[0]!;
@@ -142,7 +156,6 @@ const inserter = (async () => {
 
 // Traffic, open loop.
 const tally = newTally();
-let phase = 'start';
 const traffic = createTraffic({ url: gateway.url, tally, clientTimeoutMs: REQUEST_TIMEOUT_MS + 60_000, maxInFlight: 400, phase: () => phase });
 const pending = new Set<Promise<unknown>>();
 const ticker = setInterval(() => {
@@ -184,6 +197,7 @@ const gatewayCpuShare = ((cpuMsOf(gateway.pid) ?? 0) - cpuAtStart) / (Date.now()
 const ownCpu = process.cpuUsage(ownCpuAtStart);
 const soakCpuShare = (ownCpu.user + ownCpu.system) / 1000 / (Date.now() - startedAt);
 const loadAtEnd = loadavg()[0]!;
+soakLoopDelay.disable();
 await control('clear-faults');
 await control('latency', { ms: 0 });
 log(`traffic stopped; waiting for ${pending.size} requests in flight`);
@@ -217,12 +231,22 @@ const broken = brokenPromises({
 });
 if (exitCode !== 0) broken.push(`the gateway exited with ${exitCode} on SIGTERM`);
 const answered = Object.values(tally.statuses).reduce((sum, n) => sum + n, 0);
-const durationPercentiles = Object.fromEntries(
-  Object.entries(tally.durations).map(([kind, list]) => {
-    const sorted = [...list].sort((a, b) => a - b);
-    return [kind, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) }];
-  }),
-);
+/** Count, p50, p99 and max of each list of durations. */
+const percentilesOf = (lists: Record<string, number[]>) =>
+  Object.fromEntries(
+    Object.entries(lists).map(([name, list]) => {
+      const sorted = [...list].sort((a, b) => a - b);
+      return [name, { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) }];
+    }),
+  );
+const durationPercentiles = percentilesOf(tally.durations);
+const requestsByPhase = percentilesOf(tally.durationsByPhase);
+const gatewayByPhase = percentilesOf(gatewayDurationsByPhase);
+const slowest = tally.slowest.map((slow) => ({ ...slow, gatewayMs: gatewayDurations.get(slow.requestId) }));
+const slowestInGateway = [...gatewayDurations]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 10)
+  .map(([requestId, gatewayMs]) => ({ requestId, gatewayMs, ...tally.sent.get(requestId) }));
 const report = {
   minutes,
   rate,
@@ -239,12 +263,25 @@ const report = {
   skipped: tally.skipped,
   longestRequest: { ms: tally.longestMs, kind: tally.longestKind },
   durations: durationPercentiles,
+  /** As the client timed them, by the phase each started in; and as the gateway logged them, by the phase it logged them in. */
+  durationsByPhase: { requests: requestsByPhase, gateway: gatewayByPhase },
+  /** The slowest requests as the client timed them, with the gateway's time for each (its access log). */
+  slowest,
+  /** The requests the gateway took longest over, by its access log. */
+  slowestInGateway,
   memory: {
     rssMB: rssTrend,
     rssAfterDrainMB: rssAfterDrain,
     heapUsedMB: heapTrend,
   },
-  machine: { cores: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd, gatewayCpuShareOfACore: gatewayCpuShare, soakCpuShareOfACore: soakCpuShare },
+  machine: {
+    cores: cpus().length,
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: loadAtEnd,
+    gatewayCpuShareOfACore: gatewayCpuShare,
+    soakCpuShareOfACore: soakCpuShare,
+    soakEventLoopDelayMs: { p99: soakLoopDelay.percentile(99) / 1e6, max: soakLoopDelay.max / 1e6 },
+  },
   healthz: { probes: healthz.length, failures: healthzFailures, p50Ms: percentile(healthz, 50), p99Ms: percentile(healthz, 99), maxMs: healthz.at(-1) },
   live: { ...liveFigures, ...live.tally, simulatorRestarts: restarts },
   logLines: { byLevel: logLevels, warnAndAbove: Object.fromEntries(Object.entries(logMessages).sort((a, b) => b[1] - a[1]).slice(0, 25)) },
@@ -268,7 +305,22 @@ const lines = [
   `live: ${liveFigures.subscribers} subscribers, ${liveFigures.inserted} records inserted, ${liveFigures.delivered} delivered, ${liveFigures.duplicated} duplicated, ${liveFigures.missing} missing, ${liveFigures.foreign} outside the filter` +
     ` (${live.tally.resumes} resumes, ${live.tally.abruptEnds} abrupt ends, ${liveFigures.lostUpstream} lost with a simulator restart); stream endings: ${JSON.stringify(live.tally.endings)}`,
   `log lines: ${JSON.stringify(logLevels)}`,
-  `machine: ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; the gateway used ${(gatewayCpuShare * 100).toFixed(0)} % of a core under load, the soak itself ${(soakCpuShare * 100).toFixed(0)} %`,
+  `machine: ${cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; the gateway used ${(gatewayCpuShare * 100).toFixed(0)} % of a core under load, the soak itself ${(soakCpuShare * 100).toFixed(0)} %, its event loop delayed ${(soakLoopDelay.percentile(99) / 1e6).toFixed(0)} ms at p99, ${(soakLoopDelay.max / 1e6).toFixed(0)} ms at most`,
+  `by phase, p99 / max (s), as the client timed them | as the gateway logged them:`,
+  ...PHASES.map(({ name }) => {
+    const seconds = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : (n / 1000).toFixed(1));
+    const client = requestsByPhase[name];
+    const own = gatewayByPhase[name];
+    return `  ${name.padEnd(38)} ${seconds(client?.p99)} / ${seconds(client?.max)} | ${seconds(own?.p99)} / ${seconds(own?.max)}`;
+  }),
+  `slowest requests, client s / gateway s: ${slowest
+    .slice(0, 5)
+    .map((slow) => `${slow.kind} ${(slow.ms / 1000).toFixed(1)} / ${slow.gatewayMs === undefined ? '-' : (slow.gatewayMs / 1000).toFixed(1)}`)
+    .join(', ')}`,
+  `slowest in the gateway, gateway s: ${slowestInGateway
+    .slice(0, 5)
+    .map((slow) => `${slow.kind ?? '?'} (${slow.phase ?? '?'}) ${(slow.gatewayMs / 1000).toFixed(1)}`)
+    .join(', ')}`,
   `longest request: ${(tally.longestMs / 1000).toFixed(1)} s (${tally.longestKind}); deadline ${REQUEST_TIMEOUT_MS / 1000} s`,
   `figures: ${path}`,
   broken.length === 0 ? 'PASS: every promise kept' : `FAIL:\n  ${broken.join('\n  ')}`,

@@ -9,8 +9,9 @@
  * - rejects operations over the row budget before anything reaches an upstream;
  * - lets at most `largeOperationConcurrency` large operations (more than `largeOperationRows` rows
  *   or `largeOperationSessions` session lookups) run at once, from execution until their answer
- *   (every part of an incremental one) has left; the others wait their turn. This bounds memory
- *   under load whether the data comes from the upstream or from the audit cache.
+ *   (every part of an incremental one) has left; the others wait their turn, until their deadline
+ *   (REQUEST_TIMEOUT_MS) at most. This bounds memory under load whether the data comes from the
+ *   upstream or from the audit cache.
  */
 import {
   getOperationAST,
@@ -29,6 +30,7 @@ import type { ServerResponse } from 'node:http';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import pLimit from 'p-limit';
 import { DEFAULT_PAGE_SIZE } from '../schema/audit/paging-limits.js';
+import type { OperationDeadline } from '../upstream/deadline.js';
 
 export interface AuditRowLimits {
   readonly maxRows: number;
@@ -187,12 +189,28 @@ export function operationWeight(
   return { rows, sessions };
 }
 
-export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Request; res?: NodeResponse }> {
+export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Request; res?: NodeResponse; deadline?: OperationDeadline | undefined }> {
   const slots = pLimit(limits.largeOperationConcurrency);
   /** Frees the slot of a large operation once its response is serialized. */
   const releases = new WeakMap<Request, () => void>();
-  /** Resolves once a slot is free, with the function that frees it again. */
-  const takeSlot = () => new Promise<() => void>((granted) => void slots(() => new Promise<void>((free) => granted(free))));
+  /**
+   * Resolves once a slot is free, with the function that frees it again; or with undefined once
+   * `signal` aborts first, and the turn, when it comes, passes straight on.
+   */
+  const takeSlot = (signal: AbortSignal | undefined) =>
+    new Promise<(() => void) | undefined>((settle) => {
+      if (signal?.aborted) return settle(undefined);
+      const giveUp = () => settle(undefined);
+      signal?.addEventListener('abort', giveUp, { once: true });
+      void slots(
+        () =>
+          new Promise<void>((free) => {
+            signal?.removeEventListener('abort', giveUp);
+            if (signal?.aborted) free();
+            else settle(free);
+          }),
+      );
+    });
 
   return {
     // Synchronous unless the operation waits for a slot: most operations pay no extra tick.
@@ -215,8 +233,12 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
         return;
       }
       if (rows <= limits.largeOperationRows && sessions <= limits.largeOperationSessions) return;
-      const { request, res } = args.contextValue;
-      return takeSlot().then((release) => {
+      const { request, res, deadline } = args.contextValue;
+      // The wait ends with the operation's deadline, or when its caller goes away. Past it the
+      // operation runs without a slot: every upstream read of a request past its deadline fails at
+      // once (src/loaders.ts), so it holds no rows, and its fields answer UPSTREAM_UNAVAILABLE, timed out.
+      return takeSlot(deadline?.signal).then((release) => {
+        if (!release) return;
         releases.set(request, release);
         // No Node response to watch (a WebSocket operation, `yoga.fetch`): the turn is given back
         // when the request's signal says the operation is over, its answer sent or its client gone.
