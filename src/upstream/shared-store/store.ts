@@ -16,6 +16,8 @@ import type { RedisConfig } from '../../config.js';
 const ENVELOPE_VERSION = 'gw1';
 /** Compare-and-delete: a lock is released only by the holder whose token it still carries. */
 const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/** Stream entries one blocking read brings at most: a reader far behind catches up in slices. */
+const READ_COUNT = 1000;
 /** Reconnection backoff: quick at first, then at most every two seconds. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
@@ -163,7 +165,7 @@ export class SharedStore {
       async read(key, afterId) {
         if (client.status !== 'ready') return undefined;
         try {
-          const answer = await client.xread('BLOCK', blockMs, 'STREAMS', key, afterId);
+          const answer = await client.xread('COUNT', READ_COUNT, 'BLOCK', blockMs, 'STREAMS', key, afterId);
           return answer?.[0]?.[1] ?? [];
         } catch {
           return undefined;
