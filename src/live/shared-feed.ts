@@ -59,6 +59,8 @@ export class SharedFeed {
   readonly #reader: BlockingReader;
   #holding = false;
   #stopped = false;
+  /** Renews the lease between polls, and during a long read: a poll interval may exceed the lease. */
+  #renewal: NodeJS.Timeout | undefined;
 
   constructor(filterKey: string, options: SharedFeedOptions) {
     this.#options = options;
@@ -78,11 +80,25 @@ export class SharedFeed {
       return 'local';
     }
     this.#holding = this.#holding ? (await this.#lease.renew()) || (await this.#lease.acquire()) : await this.#lease.acquire();
-    if (!store.isUp()) {
-      this.#holding = false;
-      return 'local';
-    }
+    if (!store.isUp()) this.#holding = false;
+    this.#keepRenewing();
+    if (!store.isUp()) return 'local';
     return this.#holding ? 'holder' : 'follower';
+  }
+
+  #keepRenewing(): void {
+    if (!this.#holding || this.#stopped) {
+      clearInterval(this.#renewal);
+      this.#renewal = undefined;
+      return;
+    }
+    this.#renewal ??= setInterval(() => {
+      void this.#lease.renew().then((held) => {
+        if (!held) this.#holding = false;
+        if (!this.#holding) this.#keepRenewing();
+      });
+    }, this.#options.leaseMs / 3);
+    this.#renewal.unref();
   }
 
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
@@ -169,6 +185,7 @@ export class SharedFeed {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    clearInterval(this.#renewal);
     this.#reader.close();
     if (this.#holding) void this.#lease.release();
     this.#holding = false;

@@ -62,7 +62,7 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
   let ids = 0;
 
   /** `count` replicas under a prefix of the test's own, once their stores are up. */
-  async function startReplicas(count: number): Promise<Replica[]> {
+  async function startReplicas(count: number, pollMs = 20): Promise<Replica[]> {
     const keyPrefix = `tail-${++prefixes}:`;
     replicas = Array.from({ length: count }, () => {
       const store = new SharedStore({ url: redis.url, keyPrefix, timeoutMs: 300, liveLeaseMs: LEASE_MS }, log);
@@ -70,7 +70,7 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
       const live = new LiveAudit({
         identity,
         log,
-        pollMs: 20,
+        pollMs,
         settleMs: SETTLE_MS,
         giveUpMs: 60_000,
         maxSubscriptions: 100,
@@ -173,6 +173,14 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
     await allHave([...first, ...next], [other]);
     expect(other.uuids).toEqual([...first, ...next]);
     expect(reads()[1 - holder]).toBeGreaterThan(readsOfOther);
+  });
+
+  it('keeps the lease between polls further apart than the lease lasts', async () => {
+    records = [];
+    await startReplicas(2, LEASE_MS + 200);
+    for (const replica of replicas) subscribe(replica);
+    await vi.waitFor(() => expect(Math.max(...reads())).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 50 });
+    expect(reads().filter((n) => n > 0)).toHaveLength(1);
   });
 
   it('polls on each replica while Redis is down, nothing lost or repeated, and shares one poller again once it is back', async () => {
