@@ -70,7 +70,8 @@ export class FilterPoller {
     this.filter = filter;
     this.#floor = floor;
     this.#options = options;
-    options.feed?.follow(floor - options.settleMs, (records) => this.#publish(records));
+    // From now: what a catch-up subscriber needs from before is read by its catch-up.
+    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
   }
 
   get feed(): SharedFeed | undefined {
