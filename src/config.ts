@@ -136,6 +136,9 @@ const environmentSchema = z.object({
 
 type Environment = z.output<typeof environmentSchema>;
 
+/** Every variable the configuration reads: what deploy examples may set. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(environmentSchema.shape);
+
 export interface IdentityConfig {
   readonly baseUrl: string;
   readonly clientId: string;

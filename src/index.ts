@@ -125,7 +125,7 @@ async function main() {
     sharedStore,
     ...(tracing ? { tracer: tracing.upstreamTracer, interceptors: [tracing.upstreamInterceptor] } : {}),
   });
-  const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents });
+  const liveAudit = createLiveAudit(config, upstreams, log, { events: metrics.liveAuditEvents }, sharedStore);
   metrics.observeLiveAudit(liveAudit);
   const yoga = createGateway({ config, upstreams, log, metrics, tracing, examples, isReady: () => !draining, liveAudit, memoryBudget, sharedStore });
   gatewayBuilt(yogaListener(yoga, log));

@@ -163,7 +163,7 @@ export function createGateway({
     useDeferStream(),
     useOperationDeadline() as Plugin,
     useIncrementalErrorMasking(maskError, loggedErrors),
-    useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log)),
+    useLiveAudit(liveAudit ?? createLiveAudit(config, upstreams, log, {}, sharedStore)),
     // Reads query strings and form bodies in place of Yoga's parsers, which throw on a bad JSON parameter.
     useRequestParams(),
     // After every plugin that may choose a request parser: it wraps the one chosen, as Yoga's own limit would.

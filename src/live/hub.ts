@@ -9,12 +9,14 @@ import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../e
 import { UPSTREAM_ACTIONS } from '../upstream/identity/actions.js';
 import { createOperationDeadline } from '../upstream/deadline.js';
 import { emit } from '../upstream/events.js';
+import type { SharedStore } from '../upstream/shared-store/store.js';
 import type { IdentityApi } from '../upstream/types.js';
 import type { LiveAuditEvents, LiveEndReason } from './events.js';
 import { asGatewayError, FilterPoller } from './poller.js';
 import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './read-budget.js';
 import { digestOf, filterKey, type LiveFilter, type LiveRecord } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
+import { SharedFeed, StreamGap } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { Turns } from './turns.js';
 import { readWindow } from './window-read.js';
@@ -46,6 +48,8 @@ export interface LiveAuditOptions {
   readonly maxReadBytes?: number;
   readonly now?: () => number;
   readonly events?: LiveAuditEvents | undefined;
+  /** Replicas sharing Redis: one upstream poller per filter for all of them (see SharedFeed). */
+  readonly shared?: { readonly store: SharedStore; readonly leaseMs: number } | undefined;
 }
 
 export interface LiveSubscribeArgs {
@@ -166,15 +170,20 @@ export class LiveAudit {
         emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
-      ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered } } : {}),
+      ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered, position: resume.position } } : {}),
     });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
     this.#started++;
     const catchUp = since !== undefined || resume !== undefined;
     if (catchUp) subscriber.hold();
-    this.#pollerFor(key, filter, floor).add(subscriber);
-    if (catchUp) void this.#catchUp(identity, subscriber, filter, floor);
+    const poller = this.#pollerFor(key, filter, floor);
+    poller.add(subscriber);
+    if (poller.feed && resume?.position !== undefined) {
+      void this.#catchUpFromStream(poller.feed, resume.position, subscriber).then(async (done) => {
+        if (!done) await this.#catchUp(identity, subscriber, filter, floor);
+      });
+    } else if (catchUp) void this.#catchUp(identity, subscriber, filter, floor);
     return subscriber;
   }
 
@@ -206,7 +215,13 @@ export class LiveAudit {
   #pollerFor(key: string, filter: LiveFilter, floor: number): FilterPoller {
     let poller = this.#pollers.get(key);
     if (!poller) {
+      const { shared, settleMs, now } = this.#options;
+      const log = this.#options.log.child({ component: 'live-audit' });
+      const feed = shared
+        ? new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs: TOKEN_VALIDITY_MS + 2 * settleMs, log, now })
+        : undefined;
       poller = new FilterPoller(key, filter, floor, {
+        feed,
         identity: this.#options.identity!,
         log: this.#options.log.child({ component: 'live-audit' }),
         pollMs: this.#options.pollMs,
@@ -223,6 +238,25 @@ export class LiveAudit {
       this.#pollers.set(key, poller);
     }
     return poller;
+  }
+
+  /**
+   * A resume whose token carries a stream position catches up from the filter's stream, in the
+   * stream's order, part by part as the client takes them. False when the stream no longer holds
+   * that position (trimmed, Redis restarted or away): the caller reads the upstream instead.
+   */
+  async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
+    try {
+      for await (const part of feed.after(position)) {
+        if (subscriber.signal.aborted) return true;
+        await subscriber.releasePart(part);
+      }
+    } catch (error) {
+      if (error instanceof StreamGap) return subscriber.signal.aborted;
+      throw error;
+    }
+    void subscriber.release([]);
+    return true;
   }
 
   /**

@@ -1,6 +1,7 @@
 /** Live audit records: `Subscription.auditEventAdded` (see README "Live audit records"). */
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { SharedStore } from '../upstream/shared-store/store.js';
 import type { Upstreams } from '../upstream/types.js';
 import { LiveAudit, type LiveAuditOptions } from './hub.js';
 
@@ -16,6 +17,7 @@ export function createLiveAudit(
   upstreams: Upstreams,
   log: Logger,
   tuning: Pick<LiveAuditOptions, 'pageSize' | 'maxBuffered' | 'stallMs' | 'endGraceMs' | 'maxReadBytes' | 'events'> = {},
+  sharedStore?: SharedStore | undefined,
 ): LiveAudit {
   return new LiveAudit({
     identity: upstreams.identity,
@@ -24,5 +26,6 @@ export function createLiveAudit(
     catchUpTimeoutMs: config.requestTimeoutMs,
     ...config.auditLive,
     ...tuning,
+    ...(sharedStore && config.redis ? { shared: { store: sharedStore, leaseMs: config.redis.liveLeaseMs } } : {}),
   });
 }

@@ -6,12 +6,19 @@
  * parts, oldest first, one a poll (see readWindow). Failures are retried at the next poll; once the
  * upstream has failed for `giveUpMs` the poller ends its subscribers' streams with the error and
  * stops.
+ *
+ * With a shared feed (replicas sharing Redis) only the replica holding the filter's lease reads
+ * the upstream, and appends what it reads to the filter's stream instead of delivering it; every
+ * replica delivers what its feed reads from the stream, in the stream's order. The window and the
+ * records known in it follow the stream too, so that whichever replica holds the lease next reads
+ * on from where the stream stands. While Redis does not answer, each replica polls on its own.
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../errors.js';
 import type { IdentityApi } from '../upstream/types.js';
 import type { LiveFilter, LiveRecord } from './records.js';
 import type { ReadBudget } from './read-budget.js';
+import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
 import { readWindow, type WindowPart } from './window-read.js';
 
@@ -27,6 +34,8 @@ export interface PollerOptions {
   readonly pageSize?: number;
   /** Called when the poller stops (last subscriber gone, or given up). */
   readonly onStop: (poller: FilterPoller) => void;
+  /** The filter's stream shared with other replicas; unset: this process polls for itself. */
+  readonly feed?: SharedFeed | undefined;
 }
 
 export function asGatewayError(error: unknown): GatewayError {
@@ -52,6 +61,7 @@ export class FilterPoller {
   #abort = new AbortController();
   #failingSince: number | undefined;
   #stopped = false;
+  #role: FeedRole = 'local';
   /** Upstream reads made: tests and the bench read it. */
   polls = 0;
 
@@ -60,6 +70,12 @@ export class FilterPoller {
     this.filter = filter;
     this.#floor = floor;
     this.#options = options;
+    // From now: what a catch-up subscriber needs from before is read by its catch-up.
+    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
+  }
+
+  get feed(): SharedFeed | undefined {
+    return this.#options.feed;
   }
 
   get subscriberCount(): number {
@@ -83,6 +99,7 @@ export class FilterPoller {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#abort.abort();
+    this.#options.feed?.stop();
     this.#options.onStop(this);
   }
 
@@ -96,6 +113,14 @@ export class FilterPoller {
   }
 
   async #poll(): Promise<void> {
+    const role = await this.#takeRole();
+    if (this.#stopped) return;
+    // The holder reads for this replica: its records come through the stream.
+    if (role === 'follower') {
+      this.#failingSince = undefined;
+      this.#schedule();
+      return;
+    }
     const { now, log } = this.#options;
     const fromMillis = this.#windowStart();
     const toMillis = now();
@@ -118,7 +143,7 @@ export class FilterPoller {
       try {
         if (this.#stopped) return;
         this.#failingSince = undefined;
-        this.#publish(part.records);
+        await this.#deliver(role, part.records);
       } finally {
         part.release();
       }
@@ -139,8 +164,41 @@ export class FilterPoller {
     if (!this.#stopped) this.#schedule();
   }
 
-  /** `records` are all new to this poller: its read left out the ones it has seen. */
+  async #takeRole(): Promise<FeedRole> {
+    const feed = this.#options.feed;
+    if (!feed) return 'local';
+    const role = await feed.role();
+    // Back from polling alone: the stream gets the whole window, whatever this replica delivered
+    // meanwhile (other replicas' subscribers may not have it; each subscriber knows its own).
+    if (role === 'holder' && this.#role === 'local') this.#seen.clear();
+    this.#role = role;
+    return role;
+  }
+
+  /** A poll's records: to the stream when this replica holds the filter's lease, else to its subscribers. */
+  async #deliver(role: FeedRole, records: readonly LiveRecord[]): Promise<void> {
+    if (role !== 'holder' || records.length === 0) {
+      this.#publish(records);
+      return;
+    }
+    const appended = await this.#options.feed!.append(records);
+    if (this.#stopped) return;
+    // Known once appended, so the next poll does not append them again before the stream brings them back.
+    if (appended === 'appended') this.#note(records);
+    // Redis went away mid-append: delivered here (what did reach the stream is known by uuid).
+    else if (appended === 'unavailable') this.#publish(records);
+    // Fenced: the new holder reads the window on from the stream, these included.
+  }
+
+  /** Delivers records new to this poller (a read leaves out what it has seen; the stream brings each once). */
   #publish(records: readonly LiveRecord[]): void {
+    this.#note(records);
+    if (records.length === 0) return;
+    for (const subscriber of this.#subscribers) subscriber.offer(records);
+  }
+
+  /** Moves the window on past `records`. */
+  #note(records: readonly LiveRecord[]): void {
     for (const record of records) {
       this.#seen.set(record.uuid, record.timestamp);
       // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
@@ -150,7 +208,5 @@ export class FilterPoller {
     const start = this.#windowStart();
     // Stryker disable next-line ConditionalExpression: forgetting none only costs memory (forgetting all is caught)
     for (const [uuid, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(uuid);
-    if (records.length === 0) return;
-    for (const subscriber of this.#subscribers) subscriber.offer(records);
   }
 }

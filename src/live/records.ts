@@ -17,6 +17,8 @@ export interface LiveRecord {
   readonly uuid: string;
   /** Short digest of the uuid: what resume tokens carry. */
   readonly digest: string;
+  /** Its entry in the filter's shared stream, when it came from one (replicas sharing Redis). */
+  readonly position?: string;
 }
 
 export const DIGEST_BYTES = 8;

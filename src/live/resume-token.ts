@@ -8,7 +8,9 @@
  * read as another filter's or with other digests. Tokens are not signed, so anyone can write one:
  * a decoded token is refused unless it is one the gateway could have issued (its times in order,
  * its filter spelled as the gateway spells it), and the hub gives its filter and floor the checks
- * the arguments get.
+ * the arguments get. With replicas sharing Redis a token also carries the filter's stream position
+ * of its record (version 3, the position after the digests); a token without one (version 2) reads
+ * as before.
  */
 import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../checksum.js';
 import { BadUserInputError } from '../errors.js';
@@ -20,6 +22,9 @@ export const MAX_ENTRIES = 128;
 /** How far a token's issue time may be ahead of this instance's clock: tokens move between instances. */
 const CLOCK_SKEW_MS = 60_000;
 const VERSION = 2;
+const VERSION_WITH_POSITION = 3;
+/** A Redis stream id: milliseconds, a dash, a sequence number. */
+const STREAM_ID = /^\d{1,16}-\d{1,20}$/;
 const MAX_TOKEN_CHARS = 8192;
 const ENTRY_BYTES = DIGEST_BYTES + 4;
 
@@ -36,6 +41,8 @@ export interface ResumePoint {
   readonly floor: number;
   readonly issuedAt: number;
   readonly delivered: readonly DeliveredEntry[];
+  /** The filter's shared stream id of the token's record, or of the newest stream record before it. */
+  readonly position?: string | undefined;
 }
 
 /** Keeps the newest MAX_ENTRIES entries; raises the floor above every entry left out. */
@@ -54,8 +61,10 @@ export function encodeResumeToken(input: ResumePoint): string {
   const point = boundedPoint(input);
   // Stryker disable next-line StringLiteral: Buffer's default encoding is utf8
   const filter = Buffer.from(point.filterKey, 'utf8');
-  const buffer = Buffer.alloc(1 + 24 + 2 + filter.length + 2 + point.delivered.length * ENTRY_BYTES + CHECKSUM_BYTES);
-  let at = buffer.writeUInt8(VERSION, 0);
+  const position = point.position === undefined ? undefined : Buffer.from(point.position, 'latin1');
+  const positionBytes = position ? 1 + position.length : 0;
+  const buffer = Buffer.alloc(1 + 24 + 2 + filter.length + 2 + point.delivered.length * ENTRY_BYTES + positionBytes + CHECKSUM_BYTES);
+  let at = buffer.writeUInt8(position ? VERSION_WITH_POSITION : VERSION, 0);
   at = buffer.writeDoubleBE(point.newest, at);
   at = buffer.writeDoubleBE(point.floor, at);
   at = buffer.writeDoubleBE(point.issuedAt, at);
@@ -65,6 +74,10 @@ export function encodeResumeToken(input: ResumePoint): string {
   for (const entry of point.delivered) {
     at += Buffer.from(entry.digest, 'base64url').copy(buffer, at);
     at = buffer.writeUInt32BE(Math.min(0xffffffff, Math.max(0, point.newest - entry.timestamp)), at);
+  }
+  if (position) {
+    at = buffer.writeUInt8(position.length, at);
+    at += position.copy(buffer, at);
   }
   writeChecksum(buffer, at);
   return buffer.toString('base64url');
@@ -100,7 +113,8 @@ function decode(token: string): ResumePoint {
     if (at + bytes > buffer.length) throw malformedToken();
   };
   need(27, 0);
-  if (buffer.readUInt8(0) !== VERSION) throw malformedToken();
+  const version = buffer.readUInt8(0);
+  if (version !== VERSION && version !== VERSION_WITH_POSITION) throw malformedToken();
   const newest = buffer.readDoubleBE(1);
   const floor = buffer.readDoubleBE(9);
   const issuedAt = buffer.readDoubleBE(17);
@@ -112,7 +126,8 @@ function decode(token: string): ResumePoint {
   let at = 27 + filterLength;
   const count = buffer.readUInt16BE(at);
   at += 2;
-  if (count > MAX_ENTRIES || buffer.length !== at + count * ENTRY_BYTES) throw malformedToken();
+  const entriesEnd = at + count * ENTRY_BYTES;
+  if (count > MAX_ENTRIES || (version === VERSION ? buffer.length !== entriesEnd : buffer.length <= entriesEnd)) throw malformedToken();
   const delivered: DeliveredEntry[] = [];
   for (let i = 0; i < count; i++, at += ENTRY_BYTES) {
     delivered.push({
@@ -120,7 +135,12 @@ function decode(token: string): ResumePoint {
       timestamp: newest - buffer.readUInt32BE(at + DIGEST_BYTES),
     });
   }
-  return { filterKey, newest, floor, issuedAt, delivered };
+  if (version === VERSION) return { filterKey, newest, floor, issuedAt, delivered };
+  const positionLength = buffer.readUInt8(at);
+  if (buffer.length !== at + 1 + positionLength) throw malformedToken();
+  const position = buffer.toString('latin1', at + 1);
+  if (!STREAM_ID.test(position)) throw malformedToken();
+  return { filterKey, newest, floor, issuedAt, delivered, position };
 }
 
 /**

@@ -45,7 +45,11 @@ export interface SubscriberOptions {
   /** Called for each record handed to the client. */
   readonly onDelivered?: (() => void) | undefined;
   /** Where a resumed stream starts: records its predecessor delivered. */
-  readonly resumedFrom?: { readonly newest: number; readonly delivered: readonly DeliveredEntry[] };
+  readonly resumedFrom?: {
+    readonly newest: number;
+    readonly delivered: readonly DeliveredEntry[];
+    readonly position?: string | undefined;
+  };
 }
 
 /** How a stream ended: completed by the gateway, with an error, or left by its client. */
@@ -73,6 +77,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly #newestDelivered = new NewestDelivered();
   #sweepAt = 256;
   #newest: number | undefined;
+  /** The shared stream's id of the newest stream record taken (replicas sharing Redis). */
+  #position: string | undefined;
   readonly #pending = new PendingRecords();
   /** While the catch-up read runs, the poller's batches wait here. */
   #held: LiveRecord[][] | undefined;
@@ -93,6 +99,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.floor = options.floor;
     if (options.resumedFrom) {
       this.#newest = options.resumedFrom.newest;
+      this.#position = options.resumedFrom.position;
       for (const entry of options.resumedFrom.delivered) this.#remember(entry.digest, entry.timestamp);
     }
   }
@@ -266,6 +273,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #take(record: LiveRecord): LiveItem {
     this.#options.onDelivered?.();
     this.#remember(record.digest, record.timestamp);
+    if (record.position !== undefined) this.#position = record.position;
     // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
     if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
     // Stryker disable next-line ConditionalExpression,EqualityOperator: how often the sweep runs only bounds memory (see #sweep)
@@ -298,6 +306,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       floor: Math.max(this.floor, bound),
       issuedAt: this.#options.now(),
       delivered,
+      position: this.#position,
     });
   }
 

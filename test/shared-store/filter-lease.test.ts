@@ -61,24 +61,27 @@ describe.skipIf(skip)('live filter lease', { timeout: 20_000 }, () => {
   it('appends in order while the lease is held; a holder whose lease lapsed and was taken over is fenced', async () => {
     const [a, b] = leasesOf(300);
     expect(await a!.acquire()).toBe(true);
-    const first = await a!.append(['r1', 'r2'], 1000);
+    const first = await a!.append(['r1', 'r2'], 0);
     expect(first.outcome === 'appended' && first.ids).toHaveLength(2);
     // a stalls without renewing: its lease lapses and b takes the filter over.
     await vi.waitFor(async () => expect(await b!.acquire()).toBe(true), { timeout: 5000, interval: 50 });
-    expect(await a!.append(['stale'], 1000)).toEqual({ outcome: 'fenced' });
+    expect(await a!.append(['stale'], 0)).toEqual({ outcome: 'fenced' });
     expect(await a!.renew()).toBe(false);
-    expect(await b!.append(['r3'], 1000)).toMatchObject({ outcome: 'appended' });
+    expect(await b!.append(['r3'], 0)).toMatchObject({ outcome: 'appended' });
     expect(await entries(a!)).toEqual(['r1', 'r2', 'r3']);
   });
 
-  it('keeps the stream trimmed near the length asked', async () => {
+  it('trims the entries appended before the time asked, keeping the newer ones', async () => {
     const [a] = leasesOf(10_000);
     await a!.acquire();
-    for (let i = 0; i < 30; i++) await a!.append(Array.from({ length: 100 }, (_, j) => `r${i}-${j}`), 200);
-    const length = await raw.xlen(a!.streamKey);
-    expect(length).toBeGreaterThanOrEqual(200);
-    expect(length).toBeLessThan(3000);
-    expect((await entries(a!)).at(-1)).toBe('r29-99');
+    for (let i = 0; i < 30; i++) await a!.append(Array.from({ length: 100 }, (_, j) => `r${i}-${j}`), 0);
+    expect(await raw.xlen(a!.streamKey)).toBe(3000);
+    const [seconds, micros] = await raw.time();
+    const afterThem = Number(seconds) * 1000 + Math.ceil(Number(micros) / 1000) + 1;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await a!.append(['newest'], afterThem);
+    expect(await raw.xlen(a!.streamKey)).toBeLessThan(200);
+    expect((await entries(a!)).at(-1)).toBe('newest');
   });
 
   it('answers unavailable, never throws, with Redis killed', async () => {
@@ -87,7 +90,7 @@ describe.skipIf(skip)('live filter lease', { timeout: 20_000 }, () => {
     await vi.waitFor(() => expect(replicas[0]!.isUp()).toBe(false), { timeout: 5000, interval: 20 });
     expect(await a!.acquire()).toBe(false);
     expect(await a!.renew()).toBe(false);
-    expect(await a!.append(['x'], 10)).toEqual({ outcome: 'unavailable' });
+    expect(await a!.append(['x'], 0)).toEqual({ outcome: 'unavailable' });
     await redis.start();
     await vi.waitFor(() => expect(replicas[0]!.isUp()).toBe(true), { timeout: 5000, interval: 20 });
     expect(await a!.acquire()).toBe(true);

@@ -10,17 +10,30 @@ import type { SharedStore } from './store.js';
 
 /** KEYS: lease. ARGV: token, lease ms. 1 when the lease is still this holder's, now renewed. */
 const RENEW_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
+/**
+ * KEYS: lease. ARGV: token, lease ms. 1 when the lease is now this holder's: free, or holding a
+ * value without expiry (none the gateway writes: another program's, which would block the filter
+ * for ever otherwise).
+ */
+const ACQUIRE_SCRIPT = `
+if redis.call('pttl', KEYS[1]) == -1 then redis.call('del', KEYS[1]) end
+if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+return 0`;
 /** KEYS: lease. ARGV: token. */
 const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 /**
- * KEYS: lease, stream. ARGV: token, entries kept at least, then the entries. The stream's ids of
- * the entries appended, or false when the lease is not this holder's (nothing appended).
+ * KEYS: lease, stream. ARGV: token, the oldest stream id worth keeping, then the entries. The
+ * stream's ids of the entries appended, or false when the lease is not this holder's (nothing
+ * appended). Entries older than that id are trimmed (`MINID ~`: whole nodes, cheaply). Another
+ * program's value under the stream's key is replaced: it would stop every replica's reads.
  */
 const FENCED_APPEND_SCRIPT = `
 if redis.call('get', KEYS[1]) ~= ARGV[1] then return false end
+local kind = redis.call('type', KEYS[2])['ok']
+if kind ~= 'stream' and kind ~= 'none' then redis.call('del', KEYS[2]) end
 local ids = {}
 for i = 3, #ARGV do
-  ids[#ids + 1] = redis.call('xadd', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'r', ARGV[i])
+  ids[#ids + 1] = redis.call('xadd', KEYS[2], 'MINID', '~', ARGV[2], '*', 'r', ARGV[i])
 end
 return ids`;
 
@@ -48,7 +61,8 @@ export class FilterLease {
 
   /** Takes the lease if nobody holds it; true when this holder has it (taken or held already). */
   async acquire(): Promise<boolean> {
-    return (await this.renew()) || this.#store.lockWith(this.leaseKey, this.#token, this.#leaseMs);
+    if (await this.renew()) return true;
+    return (await this.#store.script(ACQUIRE_SCRIPT, [this.leaseKey], [this.#token, this.#leaseMs])) === 1;
   }
 
   /** Extends the lease by its full length; false when it is no longer this holder's (or Redis is away). */
@@ -60,9 +74,13 @@ export class FilterLease {
     await this.#store.script(RELEASE_SCRIPT, [this.leaseKey], [this.#token]);
   }
 
-  /** Appends `entries` in order if the lease is still this holder's; the stream keeps at least `keep` entries. */
-  async append(entries: readonly string[], keep: number): Promise<AppendOutcome> {
-    const answer = await this.#store.script(FENCED_APPEND_SCRIPT, [this.leaseKey, this.streamKey], [this.#token, keep, ...entries]);
+  /**
+   * Appends `entries` in order if the lease is still this holder's; entries appended before
+   * `keepSinceMs` (Redis's clock, as stream ids are) may be trimmed.
+   */
+  async append(entries: readonly string[], keepSinceMs: number): Promise<AppendOutcome> {
+    const minId = `${Math.max(0, Math.floor(keepSinceMs))}-0`;
+    const answer = await this.#store.script(FENCED_APPEND_SCRIPT, [this.leaseKey, this.streamKey], [this.#token, minId, ...entries]);
     if (answer === undefined) return { outcome: 'unavailable' };
     if (answer === null) return { outcome: 'fenced' };
     return { outcome: 'appended', ids: answer as string[] };

@@ -1,2 +1,2 @@
-export { createSharedStore, SharedStore, type LockAttempt } from './store.js';
+export { createSharedStore, SharedStore, type BlockingReader, type LockAttempt, type StreamEntry } from './store.js';
 export { FilterLease, type AppendOutcome } from './filter-lease.js';

@@ -16,6 +16,8 @@ import type { RedisConfig } from '../../config.js';
 const ENVELOPE_VERSION = 'gw1';
 /** Compare-and-delete: a lock is released only by the holder whose token it still carries. */
 const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/** Stream entries one blocking read brings at most: a reader far behind catches up in slices. */
+const READ_COUNT = 1000;
 /** Reconnection backoff: quick at first, then at most every two seconds. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
@@ -24,6 +26,18 @@ export type LockAttempt =
   | { readonly outcome: 'held' }
   /** Redis did not answer: the caller goes on as it would without Redis. */
   | { readonly outcome: 'unavailable' };
+
+/** A stream entry as ioredis answers it: its id, then field, value, field, value... */
+export type StreamEntry = [id: string, fields: string[]];
+
+export interface BlockingReader {
+  /**
+   * Entries after `afterId`, waiting up to the reader's block time for one: [] when none came,
+   * undefined when Redis did not answer (down, or not yet reconnected).
+   */
+  read(key: string, afterId: string): Promise<StreamEntry[] | undefined>;
+  close(): void;
+}
 
 export class SharedStore {
   readonly #client: Redis;
@@ -110,6 +124,55 @@ export class SharedStore {
   /** Runs a Lua script on `keys` (all in one hash slot); undefined when Redis did not answer. */
   async script(source: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     return this.#call((client) => client.eval(source, keys.length, ...keys, ...args));
+  }
+
+  /** Seals a value as `get` expects it, for values written other than by `set` (stream entries). */
+  seal(key: string, kind: string, payload: string): string {
+    return sealEnvelope(key, kind, payload);
+  }
+
+  /** The payload of a sealed value, or undefined when the gateway did not write it there. */
+  open(key: string, kind: string, stored: unknown): string | undefined {
+    return typeof stored === 'string' ? openEnvelope(key, kind, stored) : undefined;
+  }
+
+  /** Stream entries after `afterId` (exclusive), at most `count`; undefined when Redis did not answer. */
+  async streamAfter(key: string, afterId: string, count: number): Promise<StreamEntry[] | undefined> {
+    return this.#call((client) => client.xrange(key, `(${afterId}`, '+', 'COUNT', count));
+  }
+
+  /** The id of a stream's oldest entry: null when it is empty or absent, undefined when Redis did not answer. */
+  async streamFirstId(key: string): Promise<string | null | undefined> {
+    const first = await this.#call((client) => client.xrange(key, '-', '+', 'COUNT', 1));
+    return first === undefined ? undefined : (first[0]?.[0] ?? null);
+  }
+
+  /**
+   * A connection of its own for blocking stream reads (`XREAD BLOCK`), which would hold up every
+   * other call on the shared one. Its calls fail fast while Redis is away, as the shared one's do.
+   */
+  blockingReader(blockMs: number): BlockingReader {
+    const client = new Redis(this.#config.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: blockMs + this.#config.timeoutMs,
+      connectTimeout: Math.max(this.#config.timeoutMs, 1000),
+      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 6), MAX_RECONNECT_DELAY_MS),
+    });
+    // Outages are logged by the shared connection; this one only reconnects.
+    client.on('error', () => undefined);
+    return {
+      async read(key, afterId) {
+        if (client.status !== 'ready') return undefined;
+        try {
+          const answer = await client.xread('COUNT', READ_COUNT, 'BLOCK', blockMs, 'STREAMS', key, afterId);
+          return answer?.[0]?.[1] ?? [];
+        } catch {
+          return undefined;
+        }
+      },
+      close: () => client.disconnect(),
+    };
   }
 
   async close(): Promise<void> {
