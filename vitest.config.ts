@@ -4,20 +4,12 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /**
- * The start-up and router tests spawn processes and mostly wait on them: they run in a project of
- * their own, which vitest starts before the others (isolated projects first), so the longest file
- * never begins last.
+ * The start-up tests spawn processes and mostly wait on them: they run in a project of their own,
+ * which vitest starts before the others (isolated projects first), so the longest file never begins
+ * last. The heavier process tests (the build, Hive Gateway, the README's upstream mode, the browser)
+ * are in the soak suite.
  */
-const PROCESS_TESTS = [
-  'test/startup.test.ts',
-  // Builds the production bundle and runs it.
-  'test/build.test.ts',
-  // Each starts a Hive Gateway process; run apart from the shared workers' state, it starts in seconds.
-  'test/federation/hive-router.test.ts',
-  'test/federation/hive-router-caller-credential.test.ts',
-  // Runs the README's upstream-mode recipe: the simulator and the gateway as processes.
-  'test/clients/readme-upstream-mode.test.ts',
-];
+const PROCESS_TESTS = ['test/startup.test.ts'];
 
 /**
  * Files that fake timers run isolated: in the shared workers, a fake `setTimeout` left behind (by a
@@ -28,6 +20,7 @@ const FAKE_TIMER_TESTS = [
   'test/live/subscriber-units.test.ts',
   'test/live/poller-units.test.ts',
   'test/schema/audit-streamed-page.test.ts',
+  'test/server/connection-limits.test.ts',
 ];
 
 export default defineConfig({

@@ -25,6 +25,14 @@ const post = (url: string, query: string, headers: Record<string, string> = {}) 
     body: JSON.stringify({ query }),
   });
 
+/** Sends an audit query and resolves once the simulator has received its call: the request is then in flight in the gateway. */
+async function auditInFlight(sim: Simulator, url: string): Promise<{ answer: Promise<Response> }> {
+  const before = sim.control.counters().audit;
+  const answer = post(url, '{ auditEvents(first: 2) { edges { cursor } } }', { 'x-api-key': 'test-key' });
+  await vi.waitFor(() => expect(sim.control.counters().audit).toBeGreaterThan(before), { timeout: 20_000, interval: 20 });
+  return { answer };
+}
+
 describe.concurrent('start-up in demo mode (the README first command)', () => {
   it('serves GraphiQL, health and a working query over simulator data, then stops on SIGTERM with 0', async () => {
     const gateway = started({});
@@ -83,8 +91,7 @@ describe.concurrent('graceful shutdown', () => {
     });
     const url = await gateway.ready;
     sim.control.setLatency(1500, 'audit');
-    const slow = post(url, '{ auditEvents(first: 2) { edges { cursor } } }', { 'x-api-key': 'test-key' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { answer: slow } = await auditInFlight(sim, url);
     const exit = gateway.stop('SIGTERM');
 
     const response = await slow;
@@ -114,8 +121,6 @@ function getFresh(url: string): Promise<number> {
     }).on('error', reject);
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.concurrent('demo mode options', () => {
   it('honours SIMULATOR_PORT, logs the simulator URL, and writes readable lines with LOG_PRETTY', async () => {
@@ -196,7 +201,8 @@ describe.concurrent('drain', () => {
 
   it('answers /readyz 503 and still accepts connections for SHUTDOWN_DELAY_MS, then finishes in-flight work and exits', async () => {
     sim = await startSimulator();
-    const gateway = started({ ...simulatorEnv(sim), GATEWAY_API_KEYS: 'test-key', SHUTDOWN_DELAY_MS: '1500' });
+    // A delay and a latency with room for a busy machine between the signal and the checks below.
+    const gateway = started({ ...simulatorEnv(sim), GATEWAY_API_KEYS: 'test-key', SHUTDOWN_DELAY_MS: '4000' });
     const url = await gateway.ready;
     // An idle keep-alive connection, as a load balancer or client pool keeps one.
     const agent = new HttpAgent({ keepAlive: true });
@@ -206,17 +212,14 @@ describe.concurrent('drain', () => {
         response.socket.once('close', () => resolve());
       });
     });
-    sim.control.setLatency(2500, 'audit');
-    const slow = post(url, '{ auditEvents(first: 2) { edges { cursor } } }', { 'x-api-key': 'test-key' });
-    await sleep(300);
+    sim.control.setLatency(5000, 'audit');
+    const { answer: slow } = await auditInFlight(sim, url);
     const exit = gateway.stop('SIGTERM');
     // The drain starts when the process handles the signal, which a busy machine can delay.
     await vi.waitFor(() => expect(gateway.stdout()).toContain('draining: /readyz answers 503'), { timeout: 10_000 });
 
     expect(await getFresh(`${url}/readyz`)).toBe(503);
     expect(await getFresh(`${url}/healthz`)).toBe(200);
-    await sleep(600);
-    expect(await getFresh(`${url}/readyz`)).toBe(503);
 
     const response = await slow;
     expect(response.status).toBe(200);

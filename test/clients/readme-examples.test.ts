@@ -66,7 +66,7 @@ describe('README client examples, run as printed against a demo gateway', { time
         'relay-environment.ts',
         'streamed-page.ts',
         'urql-client.ts',
-        'upstream-mode.sh', // run by readme-upstream-mode.test.ts
+        'upstream-mode.sh', // run by test/soak/readme-upstream-mode.test.ts
       ].sort(),
     );
   });

@@ -30,7 +30,7 @@ export const legitimate: [string, string][] = [
   ...exampleOperations().map((op): [string, string] => [`example: ${op.name}`, op.query]),
   ['the contract full page, every field of every union member', contractPage],
   ['two full pages, every member on its own (the row budget)', `query Two($n: Int = 5000) { a: auditEvents(first: $n) { ${fullPage} } b: auditEvents(last: $n) { ${fullPage} } }`],
-  ['six full pages (test/hardening/document-caches.test.ts)', `{ ${words(6, (k) => `p${k}: auditEvents(first: 0, filter: { objectType: "X${k}" }) { ${fullPage} }`)} }`],
+  ['six full pages (test/soak/document-caches.test.ts)', `{ ${words(6, (k) => `p${k}: auditEvents(first: 0, filter: { objectType: "X${k}" }) { ${fullPage} }`)} }`],
   ['thirty full pages through a fragment', `{ ${words(30, (i) => `p${i}: auditEvents(first: 2) { ...Page }`)} } fragment Page on AuditEventConnection { ${fullPage} }`],
   ['update session files, errorMessage three `l` levels deep', `query Deep($id: ID!) { updateSessionFiles(updateSessionId: $id) { ${everyFileField} } }`],
   ['_entities with every file field', `query ($r: [_Any!]!) { _entities(representations: $r) { ... on UpdateSession { id files { ${everyFileField} } } } }`],

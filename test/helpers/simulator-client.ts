@@ -27,8 +27,8 @@ export interface HttpResult {
   json: unknown;
 }
 
-/** fetch with a deadline, returning status, headers and the body both raw and parsed. */
-export async function http(url: string, init: RequestInit = {}, timeoutMs = 4000): Promise<HttpResult> {
+/** fetch with a deadline (a bound against a hang, well beyond a busy machine's slowest answer), returning status, headers and the body both raw and parsed. */
+export async function http(url: string, init: RequestInit = {}, timeoutMs = 20_000): Promise<HttpResult> {
   const send = () => fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
   // A GET is sent again once if its reused keep-alive connection was closed under it, as browsers do;
   // on a loaded machine the client's idle timer can fire after the server's.

@@ -30,13 +30,12 @@ function insertSpread(live: LiveServer, count: number, objectType: string, from:
 }
 
 describe('catch-up reads', () => {
-  it('stop when their subscription is completed at once: few upstream calls, and queries stay fast', async () => {
+  it('stop when their subscription is completed at once: few upstream calls, none queued ahead of a query', async () => {
     // Room for all 300 at once: what one connection may run at once is test/live/websocket-limits.test.ts's.
     server = await startLiveServer({ env: { UPSTREAM_MAX_CONNECTIONS: '8' }, executionLimits: { perConnection: 1000, total: 1000 } });
     const live = server;
     live.sim.control.setLatency(200, 'audit');
     const query = async () => {
-      const started = Date.now();
       const response = await fetch(live.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
@@ -44,7 +43,6 @@ describe('catch-up reads', () => {
       });
       expect(response.status).toBe(200);
       expect((await response.json()) as object).not.toHaveProperty('errors');
-      return Date.now() - started;
     };
     await query();
     const { socket } = await openRawWs(live.url);
@@ -58,8 +56,9 @@ describe('catch-up reads', () => {
     }
     await until(() => live.liveAudit.stats().started === churn && live.liveAudit.stats().subscriptions === 0, 20_000, 'churn');
 
-    // Unbounded, 300 reads of 200 ms each queue on 8 connections for 7.5 s ahead of the query.
-    expect(await query()).toBeLessThan(2000);
+    // Unbounded, 300 reads of 200 ms each queue on 8 connections ahead of the query: by its answer,
+    // the simulator has served them all.
+    await query();
     expect(live.sim.control.counters().audit - before).toBeLessThan(30);
   }, 40_000);
 });

@@ -113,7 +113,8 @@ describe('upstream faults', () => {
     ['SSE', subscribeSse],
     ['WebSocket', subscribeWs],
   ])('ends the %s stream with the error code once the upstream has failed for AUDIT_LIVE_GIVE_UP_MS', async (_t, subscribe) => {
-    server = await startLiveServer({ env: { AUDIT_LIVE_GIVE_UP_MS: '300' } });
+    // Long enough for more than one failed poll however slow each is on a busy machine.
+    server = await startLiveServer({ env: { AUDIT_LIVE_GIVE_UP_MS: '1500' } });
     const live = server;
     const sub = await registered(live, () => subscribe(live.url));
     live.sim.control.failNext(1000, 503, { route: 'audit' });

@@ -6,7 +6,8 @@ import { findLeakedSecrets, fullWindow, startUpstreamHarness, timed, type Upstre
 const DEADLINE_MS = 1500;
 /** For the tests that wait a deadline out. */
 const SHORT_DEADLINE_MS = 300;
-const MARGIN_MS = 500;
+/** Far below the 60 s an upstream that hangs takes, far above what a busy machine adds to a deadline. */
+const HUNG_BOUND_MS = 5000;
 
 let harness: UpstreamHarness;
 beforeAll(async () => {
@@ -81,16 +82,18 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
   });
 
   it('gives up on a persistent 503 with UPSTREAM_UNAVAILABLE within the deadline', async () => {
-    const { error, ms } = await withShortDeadline((u) => {
+    const { error } = await withShortDeadline((u) => {
       harness.sim.control.failNext(1000, 503, { route: 'audit' });
       return timed(u.identity!.auditReport(fullWindow(2), harness.call));
     });
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', service: 'identity' });
     expect(error.message).not.toMatch(/http|127\.0\.0\.1|analytics/i);
-    expect(ms).toBeLessThan(SHORT_DEADLINE_MS + MARGIN_MS);
     const statuses = harness.sim.wire.requests('audit').map((r) => r.status);
-    // Retried while the deadline allows: on a busy machine the first attempt may take all of it.
+    // Retried while the deadline allows: on a busy machine the first attempt may take all of it. The
+    // first three backoffs take at least 350 ms, so past the deadline there is no fourth attempt
+    // (without it, all five would be made).
     expect(statuses.length).toBeGreaterThanOrEqual(1);
+    expect(statuses.length).toBeLessThanOrEqual(3);
     expect(new Set(statuses)).toEqual(new Set([503]));
     const line = harness.callLines('audit-report').at(-1)!;
     expect(line).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 503 });
@@ -111,7 +114,8 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
     harness.sim.control.failNext(1, 429, { route: 'audit', retryAfterSeconds: 30 });
     const { error, ms } = await audit();
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
-    expect(ms).toBeLessThan(500);
+    // Before the deadline it would otherwise wait out.
+    expect(ms).toBeLessThan(DEADLINE_MS);
     expect(harness.sim.control.counters().audit).toBe(1);
   });
 
@@ -122,7 +126,7 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
     });
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service did not answer in time.' });
     expect(ms).toBeGreaterThanOrEqual(SHORT_DEADLINE_MS - 50);
-    expect(ms).toBeLessThan(SHORT_DEADLINE_MS + MARGIN_MS);
+    expect(ms).toBeLessThan(HUNG_BOUND_MS);
   });
 
   it('stops when the caller aborts', async () => {
@@ -132,8 +136,9 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
     const { error, ms } = await timed(
       harness.upstreams.identity!.auditReport(fullWindow(1), { ...harness.call, signal: controller.signal }),
     );
+    // Ended by the abort, not by the deadline (which ends it with UPSTREAM_UNAVAILABLE).
     expect(error).toMatchObject({ name: 'CallerGoneError', detail: { upstream: 'identity', route: 'audit-report' } });
-    expect(ms).toBeLessThan(600);
+    expect(ms).toBeLessThan(HUNG_BOUND_MS);
   });
 
   const waitsForCredentials = [
@@ -154,7 +159,7 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
       setTimeout(() => controller.abort(), 100);
       const { error, ms } = await timed(call(upstreams, controller.signal));
       expect(error).toMatchObject({ name: 'CallerGoneError' });
-      expect(ms).toBeLessThan(DEADLINE_MS - 500);
+      expect(ms).toBeLessThan(HUNG_BOUND_MS);
       expect(harness.sim.control.counters()).toMatchObject({ audit: 0, files: 0 });
     } finally {
       await upstreams.close();
@@ -167,7 +172,7 @@ describe('retries and deadline', { timeout: 10_000 }, () => {
       'http://127.0.0.1:9',
     );
     expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'The identity service could not be reached.' });
-    expect(ms).toBeLessThan(SHORT_DEADLINE_MS + MARGIN_MS);
+    expect(ms).toBeLessThan(HUNG_BOUND_MS);
   });
 });
 

@@ -9,7 +9,7 @@ import { runScript } from '../helpers/process.js';
 describe('an upstream body sent a byte at a time', () => {
   it('is read whole within a 48 MB heap', { timeout: 60_000 }, async () => {
     const size = 2 * 1024 * 1024;
-    const { code, stdout, stderr } = await runScript(['--max-old-space-size=48'], 'test/hardening/trickled-body-reader.ts', [String(size)]);
+    const { code, stdout, stderr } = await runScript(['--max-old-space-size=48'], 'test/soak/trickled-body-reader.ts', [String(size)]);
     expect({ code, stderr: stderr.slice(0, 300) }).toEqual({ code: 0, stderr: '' });
     // The note is the body less `{"note":"` and `"}`.
     expect(Number(stdout)).toBe(size - 11);

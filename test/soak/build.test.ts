@@ -10,13 +10,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestIssuer } from './helpers/jwt-issuer.js';
-import { startOtlpReceiver, type OtlpReceiver } from './helpers/otlp-receiver.js';
-import { runGateway, type GatewayProcess } from './helpers/process.js';
-import { subscribeWs } from './live/live-server.js';
+import { TestIssuer } from '../helpers/jwt-issuer.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { runGateway, type GatewayProcess } from '../helpers/process.js';
+import { subscribeWs } from '../live/live-server.js';
 
 const API_KEY = 'build-test-key';
-const checkout = new URL('..', import.meta.url).pathname;
+const checkout = new URL('../..', import.meta.url).pathname;
 const scripts = (JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 /** `npm run start:prod`'s node arguments: its flags and dist/index.js. */
 const startArgs = scripts['start:prod']!.split(' ').filter((word) => !/^[A-Z_]+=/.test(word)).slice(1);

@@ -10,7 +10,7 @@ describe('a compiled audit page, run hot', () => {
   it('is counted for at least the heap it takes', { timeout: 60_000 }, async () => {
     const { code, stdout, stderr } = await runScript(
       ['--expose-gc', '--no-compilation-cache'],
-      'test/hardening/compiled-query-heap.ts',
+      'test/soak/compiled-query-heap.ts',
       ['1', '6', '300'],
     );
     expect({ code, stderr: stderr.slice(0, 300) }).toEqual({ code: 0, stderr: '' });

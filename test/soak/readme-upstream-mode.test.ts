@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
-import { exampleFiles } from './readme-blocks.js';
+import { exampleFiles } from '../clients/readme-blocks.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXIT_WITH_PARENT = fileURLToPath(new URL('../../bench/exit-with-parent.mjs', import.meta.url));

@@ -17,7 +17,7 @@ import { startDemoGateway, startUpstreamGateway, type ServedGateway } from './se
 
 const missing = !existsSync(CHROMIUM);
 const required = process.env['CI'] === 'true';
-if (missing && !required) console.log(`test/browser/graphiql.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+if (missing && !required) console.log(`test/soak/graphiql-browser.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 const API_KEY = 'graphiql-browser-key';
 
