@@ -157,6 +157,34 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
     expect(reads()[1 - holder]).toBe(0);
   });
 
+  it('resumes from the upstream when the stream no longer holds the token\'s position', async () => {
+    records = [];
+    await startReplicas(2);
+    const [a0, b0, a1, b1] = [subscribe(replicas[0]!), subscribe(replicas[0]!), subscribe(replicas[1]!), subscribe(replicas[1]!)];
+    await sleep(100);
+    const before = await insert(3);
+    await allHave(before);
+    const holder = reads().findIndex((n) => n > 0);
+    const [leaving, stays] = holder === 0 ? [a0!, b0!] : [a1!, b1!];
+    const token = leaving.token!;
+    leaving.stop();
+    // As after a restart of Redis, or a trim: the entries the token points into are gone.
+    const lease = new FilterLease(replicas[0]!.store, JSON.stringify([FILTER.objectType, null]), LEASE_MS);
+    await raw.connect();
+    try {
+      await raw.del(lease.streamKey);
+    } finally {
+      raw.disconnect();
+    }
+    const after = await insert(2);
+    await allHave([...before, ...after], [stays]);
+    const resumed = subscribe(replicas[1 - holder]!, token);
+    await allHave(after, [resumed]);
+    await sleep(100);
+    expect(resumed.uuids).toEqual(after);
+    expect(reads()[1 - holder]).toBeGreaterThan(0);
+  });
+
   it('hands the filter to a replica that still has subscribers when the holder has none left', async () => {
     records = [];
     await startReplicas(2);
