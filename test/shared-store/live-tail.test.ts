@@ -62,7 +62,7 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
   let ids = 0;
 
   /** `count` replicas under a prefix of the test's own, once their stores are up. */
-  async function startReplicas(count: number, pollMs = 20): Promise<Replica[]> {
+  async function startReplicas(count: number, pollMs = 20, waitForRedis = true): Promise<Replica[]> {
     const keyPrefix = `tail-${++prefixes}:`;
     replicas = Array.from({ length: count }, () => {
       const store = new SharedStore({ url: redis.url, keyPrefix, timeoutMs: 300, liveLeaseMs: LEASE_MS }, log);
@@ -79,7 +79,7 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
       });
       return { store, identity, live };
     });
-    await vi.waitFor(() => expect(replicas.every((r) => r.store.isUp())).toBe(true), { timeout: 5000, interval: 20 });
+    if (waitForRedis) await vi.waitFor(() => expect(replicas.every((r) => r.store.isUp())).toBe(true), { timeout: 5000, interval: 20 });
     return replicas;
   }
 
@@ -246,6 +246,35 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
       expect(stream.uuids).toEqual([...expected, ...last]);
       expect(stream.errors).toEqual([]);
     }
+  });
+
+  it('polls on each replica when Redis is down from the start, and shares one poller once it comes', async () => {
+    records = [];
+    let alone: string[] = [];
+    await redis.kill();
+    try {
+      await startReplicas(2, 20, false);
+      for (const replica of replicas) subscribe(replica);
+      await sleep(100);
+      alone = await insert(3);
+      await allHave(alone);
+      expect(reads().every((n) => n > 0)).toBe(true);
+    } finally {
+      await redis.start();
+    }
+    await vi.waitFor(() => expect(replicas.every((r) => r.store.isUp())).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const start = reads();
+        await sleep(150);
+        expect(reads().filter((n, i) => n > start[i]!)).toHaveLength(1);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const shared = await insert(3);
+    await allHave([...alone, ...shared]);
+    await sleep(100);
+    for (const stream of streams) expect(stream.uuids).toEqual([...alone, ...shared]);
   });
 
   it('skips what the gateway did not write under its prefix, and replaces another program\'s value at the lease or stream key', async () => {
