@@ -61,7 +61,8 @@ export class FilterPoller {
   #abort = new AbortController();
   #failingSince: number | undefined;
   #stopped = false;
-  #role: FeedRole = 'local';
+  /** The role of the last poll; undefined before the first. */
+  #role: FeedRole | undefined;
   /** Upstream reads made: tests and the bench read it. */
   polls = 0;
 

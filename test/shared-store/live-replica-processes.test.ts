@@ -96,7 +96,8 @@ describe.skipIf(skip)('live tail across replica processes', { timeout: 60_000 },
       async () => (await Promise.all([0, 1, 2].map((r) => metric(r, /^gateway_live_subscriptions (\S+)$/gm)))).every((n) => n === 2),
       'the subscriptions',
     );
-    await sleep(300);
+    await sleep(800);
+    // The fifth is stamped before the fourth (late), and after the subscriptions started.
     expected = [...(await insert(4)), ...(await insert(1, 500)), ...(await insert(3))];
     await allHave(expected.length, on([0, 1, 2]));
     await sleep(300);

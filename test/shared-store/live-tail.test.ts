@@ -62,7 +62,7 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
   let ids = 0;
 
   /** `count` replicas under a prefix of the test's own, once their stores are up. */
-  async function startReplicas(count: number, pollMs = 20): Promise<Replica[]> {
+  async function startReplicas(count: number, pollMs = 20, waitForRedis = true): Promise<Replica[]> {
     const keyPrefix = `tail-${++prefixes}:`;
     replicas = Array.from({ length: count }, () => {
       const store = new SharedStore({ url: redis.url, keyPrefix, timeoutMs: 300, liveLeaseMs: LEASE_MS }, log);
@@ -79,7 +79,7 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
       });
       return { store, identity, live };
     });
-    await vi.waitFor(() => expect(replicas.every((r) => r.store.isUp())).toBe(true), { timeout: 5000, interval: 20 });
+    if (waitForRedis) await vi.waitFor(() => expect(replicas.every((r) => r.store.isUp())).toBe(true), { timeout: 5000, interval: 20 });
     return replicas;
   }
 
@@ -157,6 +157,34 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
     expect(reads()[1 - holder]).toBe(0);
   });
 
+  it('resumes from the upstream when the stream no longer holds the token\'s position', async () => {
+    records = [];
+    await startReplicas(2);
+    const [a0, b0, a1, b1] = [subscribe(replicas[0]!), subscribe(replicas[0]!), subscribe(replicas[1]!), subscribe(replicas[1]!)];
+    await sleep(100);
+    const before = await insert(3);
+    await allHave(before);
+    const holder = reads().findIndex((n) => n > 0);
+    const [leaving, stays] = holder === 0 ? [a0!, b0!] : [a1!, b1!];
+    const token = leaving.token!;
+    leaving.stop();
+    // As after a restart of Redis, or a trim: the entries the token points into are gone.
+    const lease = new FilterLease(replicas[0]!.store, JSON.stringify([FILTER.objectType, null]), LEASE_MS);
+    await raw.connect();
+    try {
+      await raw.del(lease.streamKey);
+    } finally {
+      raw.disconnect();
+    }
+    const after = await insert(2);
+    await allHave([...before, ...after], [stays]);
+    const resumed = subscribe(replicas[1 - holder]!, token);
+    await allHave(after, [resumed]);
+    await sleep(100);
+    expect(resumed.uuids).toEqual(after);
+    expect(reads()[1 - holder]).toBeGreaterThan(0);
+  });
+
   it('hands the filter to a replica that still has subscribers when the holder has none left', async () => {
     records = [];
     await startReplicas(2);
@@ -218,6 +246,35 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
       expect(stream.uuids).toEqual([...expected, ...last]);
       expect(stream.errors).toEqual([]);
     }
+  });
+
+  it('polls on each replica when Redis is down from the start, and shares one poller once it comes', async () => {
+    records = [];
+    let alone: string[] = [];
+    await redis.kill();
+    try {
+      await startReplicas(2, 20, false);
+      for (const replica of replicas) subscribe(replica);
+      await sleep(100);
+      alone = await insert(3);
+      await allHave(alone);
+      expect(reads().every((n) => n > 0)).toBe(true);
+    } finally {
+      await redis.start();
+    }
+    await vi.waitFor(() => expect(replicas.every((r) => r.store.isUp())).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const start = reads();
+        await sleep(150);
+        expect(reads().filter((n, i) => n > start[i]!)).toHaveLength(1);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const shared = await insert(3);
+    await allHave([...alone, ...shared]);
+    await sleep(100);
+    for (const stream of streams) expect(stream.uuids).toEqual([...alone, ...shared]);
   });
 
   it('skips what the gateway did not write under its prefix, and replaces another program\'s value at the lease or stream key', async () => {
