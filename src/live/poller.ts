@@ -61,6 +61,9 @@ export class FilterPoller {
   #abort = new AbortController();
   #failingSince: number | undefined;
   #stopped = false;
+  #polling = false;
+  /** The next poll is due at once: the lease was taken while a poll was under way. */
+  #pollAgain = false;
   /** The role of the last poll; undefined before the first. */
   #role: FeedRole | undefined;
   /** Upstream reads made: tests and the bench read it. */
@@ -73,6 +76,7 @@ export class FilterPoller {
     this.#options = options;
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
     options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
+    options.feed?.onLeaseTaken(() => this.#pollNow());
   }
 
   get feed(): SharedFeed | undefined {
@@ -105,7 +109,19 @@ export class FilterPoller {
   }
 
   #schedule(): void {
-    this.#timer = setTimeout(() => void this.#poll(), this.#options.pollMs);
+    this.#timer = setTimeout(() => void this.#poll(), this.#pollAgain ? 0 : this.#options.pollMs);
+    this.#pollAgain = false;
+  }
+
+  /** This replica took the filter's lease between polls: it reads for every replica from now on. */
+  #pollNow(): void {
+    if (this.#stopped) return;
+    if (this.#polling) {
+      this.#pollAgain = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    void this.#poll();
   }
 
   /** The window a poll reads starts here. */
@@ -114,6 +130,15 @@ export class FilterPoller {
   }
 
   async #poll(): Promise<void> {
+    this.#polling = true;
+    try {
+      await this.#pollOnce();
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  async #pollOnce(): Promise<void> {
     const role = await this.#takeRole();
     if (this.#stopped) return;
     // The holder reads for this replica: its records come through the stream.

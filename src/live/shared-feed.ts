@@ -6,8 +6,10 @@
  * subscribers. The stream's order is the order every subscriber on every replica sees.
  *
  * Only replicas with subscribers of a filter take part in it: holding the lease means having
- * subscribers, so the holder stops and releases the lease with its last one, and a replica that
- * still has some takes it at its next poll. A holder that dies is replaced once its lease lapses.
+ * subscribers, so the holder stops and releases the lease with its last one. The lease key expires
+ * two thirds of the lease after its last renewal (the holder renews every third), and every other
+ * replica with subscribers tries to take it every third, polls or not: a holder that dies or stalls
+ * is replaced within the lease, and the new holder's poller polls at once (onLeaseTaken).
  * While Redis does not answer, the replica polls for its own subscribers (role `local`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -61,10 +63,13 @@ export class SharedFeed {
   #stopped = false;
   /** Renews the lease between polls, and during a long read: a poll interval may exceed the lease. */
   #renewal: NodeJS.Timeout | undefined;
+  /** Tries to take the lease between polls while another replica holds it. */
+  #contention: NodeJS.Timeout | undefined;
+  #onLeaseTaken: (() => void) | undefined;
 
   constructor(filterKey: string, options: SharedFeedOptions) {
     this.#options = options;
-    this.#lease = new FilterLease(options.store, filterKey, options.leaseMs);
+    this.#lease = new FilterLease(options.store, filterKey, Math.ceil((options.leaseMs * 2) / 3));
     this.#reader = options.store.blockingReader(options.blockMs ?? DEFAULT_BLOCK_MS);
   }
 
@@ -81,24 +86,48 @@ export class SharedFeed {
     }
     this.#holding = this.#holding ? (await this.#lease.renew()) || (await this.#lease.acquire()) : await this.#lease.acquire();
     if (!store.isUp()) this.#holding = false;
-    this.#keepRenewing();
+    this.#keepTimers();
     if (!store.isUp()) return 'local';
     return this.#holding ? 'holder' : 'follower';
   }
 
-  #keepRenewing(): void {
+  /** Called when this replica takes the lease between polls: its poller then polls as the holder. */
+  onLeaseTaken(listener: () => void): void {
+    this.#onLeaseTaken = listener;
+  }
+
+  /** The holder renews its lease; a follower contends for it; neither while stopped or Redis is away. */
+  #keepTimers(): void {
+    const every = this.#options.leaseMs / 3;
     if (!this.#holding || this.#stopped) {
       clearInterval(this.#renewal);
       this.#renewal = undefined;
-      return;
+    } else {
+      this.#renewal ??= setInterval(() => {
+        void this.#lease.renew().then((held) => {
+          if (!held) this.#holding = false;
+          if (!this.#holding) this.#keepTimers();
+        });
+      }, every);
+      this.#renewal.unref();
     }
-    this.#renewal ??= setInterval(() => {
-      void this.#lease.renew().then((held) => {
-        if (!held) this.#holding = false;
-        if (!this.#holding) this.#keepRenewing();
-      });
-    }, this.#options.leaseMs / 3);
-    this.#renewal.unref();
+    if (this.#holding || this.#stopped || !this.#options.store.isUp()) {
+      clearInterval(this.#contention);
+      this.#contention = undefined;
+    } else {
+      this.#contention ??= setInterval(() => void this.#contend(), every);
+      this.#contention.unref();
+    }
+  }
+
+  async #contend(): Promise<void> {
+    const taken = this.#options.store.isUp() && !this.#holding && !this.#stopped && (await this.#lease.acquire());
+    if (taken && this.#stopped) void this.#lease.release();
+    // Taken meanwhile by a poll of this replica: that poll reads as the holder already.
+    const news = taken && !this.#stopped && !this.#holding;
+    if (news) this.#holding = true;
+    this.#keepTimers();
+    if (news) this.#onLeaseTaken?.();
   }
 
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
@@ -136,6 +165,8 @@ export class SharedFeed {
         if (records.length > 0) deliver(records);
       }
     })();
+    // Following means having subscribers: contend for the lease from now, not only from the first poll.
+    this.#keepTimers();
   }
 
   /**
@@ -186,6 +217,7 @@ export class SharedFeed {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#renewal);
+    clearInterval(this.#contention);
     this.#reader.close();
     if (this.#holding) void this.#lease.release();
     this.#holding = false;

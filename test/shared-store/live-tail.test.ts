@@ -2,7 +2,8 @@
  * The live audit tail shared by replicas through a real Redis: replicas (each its own LiveAudit,
  * shared store and identity client over one set of upstream records) on one filter. One of them
  * reads the upstream; every subscriber on every replica gets each record once, in the same order,
- * late records included; a token resumes on another replica from the stream; with Redis gone each
+ * late records included; a holder that dies is replaced within the lease, whatever the others' poll
+ * interval; a token resumes on another replica from the stream; with Redis gone each
  * replica polls alone, and they share one poller again once it is back.
  */
 import { Redis } from 'ioredis';
@@ -61,16 +62,16 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
   let prefixes = 0;
   let ids = 0;
 
-  /** `count` replicas under a prefix of the test's own, once their stores are up. */
-  async function startReplicas(count: number, pollMs = 20, waitForRedis = true): Promise<Replica[]> {
+  /** `count` replicas under a prefix of the test's own, once their stores are up; `pollMs` for all or each. */
+  async function startReplicas(count: number, pollMs: number | number[] = 20, waitForRedis = true): Promise<Replica[]> {
     const keyPrefix = `tail-${++prefixes}:`;
-    replicas = Array.from({ length: count }, () => {
+    replicas = Array.from({ length: count }, (_, i) => {
       const store = new SharedStore({ url: redis.url, keyPrefix, timeoutMs: 300, liveLeaseMs: LEASE_MS }, log);
       const identity = fakeIdentity(records);
       const live = new LiveAudit({
         identity,
         log,
-        pollMs,
+        pollMs: typeof pollMs === 'number' ? pollMs : pollMs[i]!,
         settleMs: SETTLE_MS,
         giveUpMs: 60_000,
         maxSubscriptions: 100,
@@ -201,6 +202,32 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
     await allHave([...first, ...next], [other]);
     expect(other.uuids).toEqual([...first, ...next]);
     expect(reads()[1 - holder]).toBeGreaterThan(readsOfOther);
+  });
+
+  it('hands the filter of a holder that dies to a follower within the lease, without waiting for its next poll', async () => {
+    records = [];
+    // The follower polls once a minute: only its lease timer can make it take over in time.
+    const [holder, follower] = await startReplicas(2, [20, 60_000]);
+    const ofHolder = subscribe(holder!);
+    await vi.waitFor(() => expect(reads()[0]).toBeGreaterThan(0), { timeout: 5000, interval: 20 });
+    const ofFollower = subscribe(follower!);
+    await sleep(100);
+    const before = await insert(3);
+    await allHave(before);
+    expect(reads()[1]).toBe(0);
+    // Dies: no more renewals, and its lease is left in Redis to lapse.
+    await holder!.store.close();
+    holder!.live.close();
+    const after = await insert(3);
+    await vi.waitFor(() => expect(ofFollower.uuids.length).toBeGreaterThanOrEqual(before.length + after.length), {
+      timeout: 4 * LEASE_MS,
+      interval: 20,
+    });
+    await sleep(100);
+    expect(ofFollower.uuids).toEqual([...before, ...after]);
+    expect(ofFollower.errors).toEqual([]);
+    expect(ofHolder.uuids.slice(0, before.length)).toEqual(before);
+    expect(reads()[1]).toBeGreaterThan(0);
   });
 
   it('keeps the lease between polls further apart than the lease lasts', async () => {

@@ -1,7 +1,7 @@
 /**
  * The lease that picks the one replica polling the upstream for a live filter, and the stream it
- * appends what it reads to. The lease is a key set with `NX PX` (AUDIT_LIVE_LEASE_MS) and renewed
- * while held; appending checks the lease and adds to the stream in one Lua script, so a former
+ * appends what it reads to. The lease is a key set with `NX PX` (its expiry: two thirds of
+ * AUDIT_LIVE_LEASE_MS, see SharedFeed) and renewed while held; appending checks the lease and adds to the stream in one Lua script, so a former
  * holder that wakes up after a pause, its lease taken over, cannot append (fenced). Both keys
  * carry the filter's hash tag `{…}`, so the scripts also run on a Redis Cluster.
  */
@@ -47,13 +47,13 @@ export class FilterLease {
   readonly leaseKey: string;
   readonly streamKey: string;
   readonly #store: SharedStore;
-  readonly #leaseMs: number;
+  readonly #expiryMs: number;
   readonly #token = randomBytes(12).toString('base64url');
 
-  /** `filter`: a text that identifies the filter (the same on every replica). */
-  constructor(store: SharedStore, filter: string, leaseMs: number) {
+  /** `filter`: a text that identifies the filter (the same on every replica); `expiryMs`: the key's, from each renewal. */
+  constructor(store: SharedStore, filter: string, expiryMs: number) {
     this.#store = store;
-    this.#leaseMs = leaseMs;
+    this.#expiryMs = expiryMs;
     const tag = createHash('sha256').update(filter).digest('base64url').slice(0, 22);
     this.leaseKey = store.key(`live:{${tag}}:lease`);
     this.streamKey = store.key(`live:{${tag}}:stream`);
@@ -62,12 +62,12 @@ export class FilterLease {
   /** Takes the lease if nobody holds it; true when this holder has it (taken or held already). */
   async acquire(): Promise<boolean> {
     if (await this.renew()) return true;
-    return (await this.#store.script(ACQUIRE_SCRIPT, [this.leaseKey], [this.#token, this.#leaseMs])) === 1;
+    return (await this.#store.script(ACQUIRE_SCRIPT, [this.leaseKey], [this.#token, this.#expiryMs])) === 1;
   }
 
-  /** Extends the lease by its full length; false when it is no longer this holder's (or Redis is away). */
+  /** Extends the lease by its expiry; false when it is no longer this holder's (or Redis is away). */
   async renew(): Promise<boolean> {
-    return (await this.#store.script(RENEW_SCRIPT, [this.leaseKey], [this.#token, this.#leaseMs])) === 1;
+    return (await this.#store.script(RENEW_SCRIPT, [this.leaseKey], [this.#token, this.#expiryMs])) === 1;
   }
 
   async release(): Promise<void> {
