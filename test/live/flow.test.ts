@@ -80,11 +80,11 @@ describe.each([
       arrived.push(...live.sim.control.insertEvents(1, { objectType: 'Busy' }).map((r) => r.uuid));
       await sleep(50);
     }
-    await sub.received.until((r) => r.uuids.length >= replayed.length + arrived.length || r.done, 30_000);
+    await sub.received.until((r) => r.uuids.length >= replayed.length + arrived.length || r.done, 80_000);
     expect(sub.received.errors).toEqual([]);
     expect(sub.received.uuids.slice(0, replayed.length)).toEqual(replayed);
     expect(sub.received.uuids.slice(replayed.length).sort()).toEqual([...arrived].sort());
-  }, 40_000);
+  }, 90_000);
 });
 
 describe.each([
