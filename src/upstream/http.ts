@@ -478,7 +478,7 @@ async function readText(
     bodyBytes += chunk.length;
     batch.push(chunk);
     batchBytes += chunk.length;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: the same text either way; the memory it takes is held by test/hardening/trickled-body.test.ts, in a process of its own
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the same text either way; the memory it takes is held by test/soak/trickled-body.test.ts, in a process of its own
     if (batchBytes >= DECODE_BATCH_BYTES) decode();
   }
   decode();
