@@ -1,5 +1,11 @@
-/** Import rules checked in CI (`npm run lint:deps`): data flows one way, between files and between folders. */
+/**
+ * Import rules checked in CI (`npm run lint:deps`): data flows one way, between files, between
+ * folders and between layers (docs/architecture.md).
+ */
 const GRAPHQL = '(^|/)node_modules/(graphql|graphql-yoga|graphql-jit|graphql-ws|@graphql-yoga|@pothos|@envelop|@escape\\.tech/graphql-armor|@apollo/subgraph)/';
+
+/** A layer that may not import another. */
+const never = (name, comment, from, to) => ({ name, comment, severity: 'error', from: { path: from }, to: { path: to } });
 
 module.exports = {
   forbidden: [
@@ -19,19 +25,28 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'upstream-without-graphql',
-      comment: 'The upstream layer speaks REST and knows nothing of GraphQL.',
-      severity: 'error',
-      from: { path: '^src/upstream/' },
-      to: { path: GRAPHQL },
-    },
-    {
       name: 'no-unresolvable',
       comment: 'Every import names a file or package that exists.',
       severity: 'error',
       from: {},
       to: { couldNotResolve: true },
     },
+    never('upstream-without-graphql', 'The upstream layer speaks REST and knows nothing of GraphQL.', '^src/upstream/', GRAPHQL),
+    never('upstream-is-the-bottom', 'The upstream layer is called, it calls no layer above it.', '^src/upstream/', '^src/(server|gateway|audit)/'),
+    never('audit-not-gateway', 'The audit domain (paging, live) is used by the gateway and never uses it, nor the server.', '^src/audit/', '^src/(gateway|server)/'),
+    never('paging-without-graphql', 'The paging algorithm is plain code: cursors, windows, plans.', '^src/audit/paging/', GRAPHQL),
+    never('schema-not-server', 'Resolvers never touch the HTTP server or the WebSocket transport.', '^src/gateway/schema/', '^src/server/'),
+    never('gateway-not-server', 'The gateway (Yoga) never listens: the server hosts it, not the reverse.', '^src/gateway/', '^src/server/'),
+    never('lib-is-shared', 'src/lib/ is shared by every layer and imports none of them.', '^src/lib/', '^src/(server|gateway|audit|upstream)/'),
+    never('simulator-stands-alone', 'The simulator is reached over HTTP, as a real upstream is: it imports nothing of the gateway.', '^simulator/', '^src/'),
+    {
+      name: 'simulator-only-for-demo',
+      comment: 'Only demo mode loads the simulator, as #simulator, built on its own.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/demo\\.ts$' },
+      to: { path: '^simulator/' },
+    },
+    never('production-without-tests', 'Production code never imports tests or the bench.', '^(src|simulator)/', '^(test|bench)/'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json build.mjs ./
 COPY src ./src
+COPY simulator ./simulator
 # One bundle of the gateway and its packages (build.mjs): the runtime stage needs no node_modules.
 RUN npm run build
 

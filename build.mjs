@@ -1,5 +1,5 @@
 /**
- * The production build (`npm run build`): src/index.ts and every package it imports, bundled by
+ * The production build (`npm run build`): src/main.ts and every package it imports, bundled by
  * esbuild into dist/, one file for the start-up path and one per part loaded on demand (GraphiQL,
  * tracing). Whitespace is minified, names are kept. Demo mode's simulator is not part of the
  * gateway: it is built on its own into dist/simulator.js, which demo mode imports as `#simulator`
@@ -28,7 +28,7 @@ const simulatorEntry = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8
 
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
-  entryPoints: { index: join(root, 'src/index.ts') },
+  entryPoints: { index: join(root, 'src/main.ts') },
   outdir,
   external: [SIMULATOR],
   bundle: true,

@@ -11,9 +11,9 @@
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { introspectionFromSchema, printSchema } from 'graphql';
-import { clientSchemaOf } from './src/schema/client-schema.js';
-import { schema } from './src/schema/index.js';
-import { subgraphSdl } from './src/schema/federation-sdl.js';
+import { clientSchemaOf } from './src/gateway/schema/client-schema.js';
+import { schema } from './src/gateway/schema/index.js';
+import { subgraphSdl } from './src/gateway/schema/federation-sdl.js';
 
 const clientSchema = clientSchemaOf(schema);
 

@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { SESSION_IDS } from '../src/simulator/index.js';
+import { SESSION_IDS } from '../simulator/index.js';
 import { API_KEY, buildGateway, memoryOf, startGateway, startSimulatorProcess } from './processes.js';
 
 const seconds = Number(process.argv[2] ?? 30);

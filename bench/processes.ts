@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { DEMO_CLIENT, DEMO_USER } from '../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER } from '../simulator/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS = `${ROOT}bench/results`;
@@ -144,7 +144,7 @@ export interface GatewayOptions {
   readonly simulatorUrl: string;
   /** Extra variables (AUDIT_CACHE_MAX_BYTES ...). */
   readonly env?: Record<string, string>;
-  /** Run src/index.ts through tsx instead of the compiled build. */
+  /** Run src/main.ts through tsx instead of the compiled build. */
   readonly tsx?: boolean;
   /** Extra node flags (--cpu-prof ...). */
   readonly nodeArgs?: readonly string[];
@@ -190,7 +190,7 @@ async function freePort(): Promise<number> {
  */
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   const port = await freePort();
-  const entry = options.tsx ? ['--import', 'tsx', 'src/index.ts'] : [...productionNodeFlags(), options.entry ?? `${BUILD_DIR}/index.js`];
+  const entry = options.tsx ? ['--import', 'tsx', 'src/main.ts'] : [...productionNodeFlags(), options.entry ?? `${BUILD_DIR}/index.js`];
   const watch = ['--import', './bench/exit-with-parent.mjs'];
   const child = startChild('gateway', [...watch, ...(options.nodeArgs ?? []), ...entry], {
     ...(options.tsx ? {} : productionEnvironment()),

@@ -17,7 +17,7 @@ import { Pool, request } from 'undici';
 /** The upstream's largest page (it clamps larger ones): a full page learns hasNextPage from a one-row read. */
 const UPSTREAM_MAX_PAGE = 5000;
 
-/** The upstream objectType -> union member, as the gateway maps it (src/schema/audit/record-types.ts). */
+/** The upstream objectType -> union member, as the gateway maps it (src/gateway/schema/audit/record-types.ts). */
 const TYPE_NAME_BY_OBJECT_TYPE: ReadonlyMap<string, string> = new Map([
   ['LOGIN', 'LoginEvent'],
   ['LAUNCH', 'LaunchEvent'],

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import type { Pool } from 'undici';
-import { DEMO_CLIENT } from '../src/simulator/index.js';
+import { DEMO_CLIENT } from '../simulator/index.js';
 import { abRun } from './ab.js';
 import { LIVE_ENV, liveScenario, type LiveResult } from './live.js';
 import { runLoad, runRounds, runWaves, type LoadOptions } from './load.js';

@@ -3,7 +3,7 @@
  * Prints one JSON line `{"url", "startedAt"}` once listening; exits when stdin closes (the bench
  * died) or on SIGTERM/SIGINT. Env: BENCH_SIMULATOR_SEED (default 1), BENCH_SIMULATOR_PORT (default 0: any).
  */
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '../simulator/index.js';
 
 const seed = Number(process.env['BENCH_SIMULATOR_SEED'] ?? 1);
 const startedAt = Date.now();

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
-import { SESSION_IDS } from '../src/simulator/index.js';
+import { SESSION_IDS } from '../simulator/index.js';
 import { API_KEY } from './processes.js';
 
 export interface Tally {

@@ -1,6 +1,6 @@
 /** Demo mode: the embedded simulator serves both upstreams on a loopback port. */
-import type { Config } from './config.js';
-import type { ExampleSessionIds } from './examples/index.js';
+import type { Config } from './lib/config.js';
+import type { ExampleSessionIds } from './gateway/examples/index.js';
 import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from '#simulator';
 
 /** The simulator's seeded sessions the update-session examples open on in demo mode. */

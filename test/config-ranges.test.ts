@@ -3,7 +3,7 @@
  * message that names the range: "-5" is a whole number, so "must be a whole number" alone misleads.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/lib/config.js';
 import { problemsOf } from './helpers/config-problems.js';
 
 const GiB = 1024 ** 3;

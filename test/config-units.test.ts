@@ -1,10 +1,10 @@
 /**
- * The edges of reading the environment (src/config.ts): blank values, flags in each spelling,
+ * The edges of reading the environment (src/lib/config.ts): blank values, flags in each spelling,
  * lists with empty items, URLs by scheme and trailing slashes, the cross-variable rules and the
  * error a misconfigured start prints. The variables one by one: config.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/lib/config.js';
 import { problemsOf } from './helpers/config-problems.js';
 
 const upstream = {

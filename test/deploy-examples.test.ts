@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
-import { createGateway } from '../src/yoga.js';
+import { CONFIG_VARIABLES, loadConfig } from '../src/lib/config.js';
+import { createGateway } from '../src/gateway/yoga.js';
 import { createUpstreams } from '../src/upstream/index.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/lib/logger.js';
 
 const read = (file: string) => readFileSync(new URL(`../deploy/${file}`, import.meta.url), 'utf8');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, get as httpGet } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../simulator/index.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
 import { simulatorEnv } from './helpers/simulator-env.js';
 

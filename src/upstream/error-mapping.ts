@@ -15,10 +15,10 @@
  * | 2xx whose body is not JSON or fails its zod model  | UPSTREAM_INVALID_RESPONSE |
  * | 2xx that fails the request's own check (more rows) | UPSTREAM_INVALID_RESPONSE |
  *
- * A caller that went away is no upstream outcome: its calls end with CallerGoneError (src/errors.ts).
+ * A caller that went away is no upstream outcome: its calls end with CallerGoneError (src/lib/errors.ts).
  */
 import type { z } from 'zod';
-import { CallerGoneError, UpstreamError, type UpstreamService } from '../errors.js';
+import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { abortCauseOf } from './deadline.js';
 
 const serviceNames: Record<UpstreamService, string> = {

@@ -4,7 +4,7 @@
  * may echo what it was sent, so only a type that looks like one is read at all, and one that
  * repeats a credential of the call is dropped before the error is logged or passed on.
  */
-import type { UpstreamError } from '../errors.js';
+import type { UpstreamError } from '../lib/errors.js';
 
 /** An OAuth error code (`invalid_client`) or a vAPI type (`com.vmware.vapi.std.errors.not_found`). */
 const ERROR_TYPE = /^[A-Za-z][\w.-]{0,119}$/;

@@ -2,7 +2,7 @@
  * Hooks a metrics or tracing layer can subscribe to without the upstream layer knowing about it.
  * A hook that throws is ignored: observing must never break a call.
  */
-import type { ErrorCode, UpstreamService } from '../errors.js';
+import type { ErrorCode, UpstreamService } from '../lib/errors.js';
 
 export interface UpstreamCallEvent {
   readonly service: UpstreamService;

@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import type { ByteHolding, ByteReservations } from '../byte-reservations.js';
-import { CallerGoneError, UpstreamError, type UpstreamService } from '../errors.js';
+import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
+import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import type { CredentialLease, CredentialSource } from './credentials.js';
 import { createDeadline, type Deadline } from './deadline.js';
 import {

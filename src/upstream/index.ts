@@ -3,8 +3,8 @@
  * token manager, one session manager, shared by every request until close().
  */
 import { Pool, type Dispatcher } from 'undici';
-import { ByteReservations } from '../byte-reservations.js';
-import type { Config } from '../config.js';
+import { ByteReservations } from '../lib/byte-reservations.js';
+import type { Config } from '../lib/config.js';
 import { ContentLibraryClient } from './content-library/client.js';
 import { SessionManager, type SessionStats } from './content-library/session.js';
 import type { UpstreamEvents, UpstreamTracer } from './events.js';

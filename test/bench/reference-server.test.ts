@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_QUERY } from '../../bench/scenarios.js';
 import { startReferenceServer, type ReferenceServer } from '../../bench/reference-server.js';
-import { DEMO_CLIENT } from '../../src/simulator/index.js';
+import { DEMO_CLIENT } from '../../simulator/index.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway } from '../helpers/gateway.js';
 
 const HOUR = 3_600_000;

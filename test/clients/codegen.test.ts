@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { generate } from '@graphql-codegen/cli';
 import { isAbstractType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { clientSchemaOf } from '../../src/schema/client-schema.js';
-import { schema } from '../../src/schema/index.js';
+import { clientSchemaOf } from '../../src/gateway/schema/client-schema.js';
+import { schema } from '../../src/gateway/schema/index.js';
 import config from './codegen.js';
 
 const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

@@ -1,17 +1,17 @@
 /**
- * A gateway in demo mode, wired as src/index.ts wires it (the embedded simulator, HTTP, SSE and
+ * A gateway in demo mode, wired as src/main.ts wires it (the embedded simulator, HTTP, SSE and
  * WebSocket on one listener), in-process on 127.0.0.1 and a free port. Demo records arrive and are
  * polled every 100 ms, so live examples print within a second.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startDemoUpstreams } from '../../src/demo.js';
-import { createLiveAudit } from '../../src/live/index.js';
-import { createLogger } from '../../src/logger.js';
+import { createLiveAudit } from '../../src/audit/live/index.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { createUpstreams } from '../../src/upstream/index.js';
-import { attachWebSockets } from '../../src/websocket.js';
-import { createGateway } from '../../src/yoga.js';
+import { attachWebSockets } from '../../src/server/websocket/index.js';
+import { createGateway } from '../../src/gateway/yoga.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPersistedQueryStore } from '../../src/plugins/automatic-persisted-queries.js';
+import { createPersistedQueryStore } from '../../src/gateway/plugins/auth/automatic-persisted-queries.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { testFile } from '../helpers/temp-file.js';
 import { GATEWAY_URL, gatewayFetch, type RecordedRequest } from './gateway-fetch.js';

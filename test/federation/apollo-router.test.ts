@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentRouter } from '../../docs/routers/apollo-gateway.js';
-import { SESSION_IDS, UPDATE_SESSIONS } from '../../src/simulator/content-library-data.js';
+import { SESSION_IDS, UPDATE_SESSIONS } from '../../simulator/content-library-data.js';
 import {
   ApolloGateway,
   driveApolloGateway,

@@ -6,8 +6,8 @@
 import { composeServices, compositionHasErrors } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { subgraphSdl } from '../../src/schema/federation-sdl.js';
-import { MISSING_SESSION_ID, SESSION_IDS, UPDATE_SESSIONS } from '../../src/simulator/content-library-data.js';
+import { subgraphSdl } from '../../src/gateway/schema/federation-sdl.js';
+import { MISSING_SESSION_ID, SESSION_IDS, UPDATE_SESSIONS } from '../../simulator/content-library-data.js';
 import {
   DEPLOYMENTS_SDL,
   deploymentsSubgraph,

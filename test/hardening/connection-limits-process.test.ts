@@ -1,5 +1,5 @@
 /**
- * The connection limits as the entry point (src/index.ts) wires them from MAX_CONNECTIONS and
+ * The connection limits as the entry point (src/main.ts) wires them from MAX_CONNECTIONS and
  * REQUEST_TIMEOUT_MS: a stalled body is answered 408, a connection over the cap 503, both are
  * counted on /metrics, and a flood of refusals is logged once; a WebSocket message that stalls
  * closes its connection.
@@ -12,7 +12,7 @@ import { clientFrame, RawWebSocket } from '../helpers/websocket-frame.js';
 const open = rawClients();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the entry point (src/index.ts) with MAX_CONNECTIONS and REQUEST_TIMEOUT_MS', () => {
+describe('the entry point (src/main.ts) with MAX_CONNECTIONS and REQUEST_TIMEOUT_MS', () => {
   let gateway: GatewayProcess;
   let port: number;
   beforeAll(async () => {

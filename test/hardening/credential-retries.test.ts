@@ -3,7 +3,7 @@
  * GET, within the deadline of the call waiting for it: the caller never sees the blip.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;

@@ -3,7 +3,7 @@
  * BAD_USER_INPUT at their own index, nothing is left unawaited, and nothing bad reaches an upstream.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MISSING_SESSION_ID, SESSION_IDS } from '../../src/simulator/index.js';
+import { MISSING_SESSION_ID, SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { settleTicks, watchUnhandled } from './unhandled.js';
 

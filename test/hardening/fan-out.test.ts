@@ -1,6 +1,6 @@
 /** One request cannot fan out without bound: zero-size pages read nothing, upstream calls per request are capped. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_UPSTREAM_CALLS_PER_REQUEST, REQUEST_CONCURRENCY } from '../../src/loaders.js';
+import { MAX_UPSTREAM_CALLS_PER_REQUEST, REQUEST_CONCURRENCY } from '../../src/gateway/loaders.js';
 import { fakeAudit } from '../helpers/audit-fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

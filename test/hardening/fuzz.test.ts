@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_IDS, type HostileKind } from '../../src/simulator/index.js';
+import { SESSION_IDS, type HostileKind } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { CONTRACT_CODES, document, mangledDocument, representations, variables } from './fuzz/arbitraries.js';

@@ -1,7 +1,7 @@
 /** Operator mistakes show as what they are: a wrong path is not a missing session, a refused connection names its target. */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MISSING_SESSION_ID, SESSION_IDS } from '../../src/simulator/index.js';
+import { MISSING_SESSION_ID, SESSION_IDS } from '../../simulator/index.js';
 import { startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;

@@ -1,6 +1,6 @@
 /** An upstream without a URL in upstream mode: its fields answer UPSTREAM_NOT_CONFIGURED, the other upstream's work. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { settleTicks, watchUnhandled } from './unhandled.js';
 

@@ -4,8 +4,8 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { pino } from 'pino';
-import type { GatewayContext } from '../../src/context.js';
-import { createLoaders } from '../../src/loaders.js';
+import type { GatewayContext } from '../../src/gateway/context.js';
+import { createLoaders } from '../../src/gateway/loaders.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { AuditReportQuery, AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
 

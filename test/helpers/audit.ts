@@ -1,5 +1,5 @@
 /** Shared queries and paging walks for the auditEvents tests. */
-import type { AuditEventFilter as SimulatorFilter, AuditRecordData } from '../../src/simulator/index.js';
+import type { AuditEventFilter as SimulatorFilter, AuditRecordData } from '../../simulator/index.js';
 import type { GraphQLResponse, TestGateway } from './gateway.js';
 
 export const HOUR = 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/lib/config.js';
 
 /** The problems loadConfig refuses `env` with; fails the test if it does not refuse it. */
 export function problemsOf(env: Record<string, string>): string[] {

@@ -1,6 +1,6 @@
-/** Documents for the field merging limit (src/plugins/field-merging.ts): legitimate ones, and repeats. */
+/** Documents for the field merging limit (src/gateway/plugins/limits/field-merging.ts): legitimate ones, and repeats. */
 import { getIntrospectionQuery } from 'graphql';
-import { exampleOperations } from '../../src/examples/index.js';
+import { exampleOperations } from '../../src/gateway/examples/index.js';
 
 export const words = (count: number, word: (i: number) => string) => Array.from({ length: count }, (_, i) => word(i)).join(' ');
 

@@ -3,13 +3,13 @@
  * Logs go to memory so tests can read them.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { loadConfig, type Config } from '../../src/lib/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createMetrics, type GatewayMetrics } from '../../src/gateway/plugins/observability/metrics.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.js';
 import { createUpstreams, type UpstreamOptions } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
-import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/yoga.js';
+import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/gateway/yoga.js';
 import { listen, type Listening } from './listen.js';
 import { MemoryLog } from './memory-log.js';
 import { simulatorEnv } from './simulator-env.js';

@@ -1,4 +1,4 @@
-/** Runs the real entry point as a child process: src/index.ts as `npm start` does, or a built one. */
+/** Runs the real entry point as a child process: src/main.ts as `npm start` does, or a built one. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
@@ -19,14 +19,14 @@ export interface GatewayProcess {
 }
 
 export interface RunOptions {
-  /** Node's arguments: the flags and the entry point (default: src/index.ts through tsx). */
+  /** Node's arguments: the flags and the entry point (default: src/main.ts through tsx). */
   readonly args?: readonly string[];
   /** Default: the checkout. */
   readonly cwd?: string | URL;
 }
 
 export function runGateway(env: Record<string, string>, options: RunOptions = {}): GatewayProcess {
-  const { args = ['--import', 'tsx', 'src/index.ts'], cwd = new URL('../..', import.meta.url) } = options;
+  const { args = ['--import', 'tsx', 'src/main.ts'], cwd = new URL('../..', import.meta.url) } = options;
   // It stops itself if this test process dies before stopping it.
   const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, ...args], {
     cwd,

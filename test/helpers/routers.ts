@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeServices, compositionHasErrors } from '@theguild/federation-composition';
 import { parse } from 'graphql';
-import type { Tracing } from '../../src/plugins/tracing.js';
-import { subgraphSdl } from '../../src/schema/federation-sdl.js';
-import { MISSING_SESSION_ID, SESSION_IDS } from '../../src/simulator/index.js';
+import type { Tracing } from '../../src/gateway/plugins/observability/tracing.js';
+import { subgraphSdl } from '../../src/gateway/schema/federation-sdl.js';
+import { MISSING_SESSION_ID, SESSION_IDS } from '../../simulator/index.js';
 import { DEPLOYMENTS_SDL, deploymentsSubgraph, listen, type Listening } from './federation.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 

@@ -1,5 +1,5 @@
 /** Helpers for talking to the upstream simulator over real HTTP in tests. */
-import { DEMO_CLIENT, DEMO_USER, type Simulator } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER, type Simulator } from '../../simulator/index.js';
 
 /** A fixed start time, so seeded data is the same on every run. */
 export const FIXED_START = Date.UTC(2025, 5, 15, 12, 0, 0);

@@ -1,5 +1,5 @@
 /** The environment that points a gateway at a simulator with its demo credentials. */
-import { DEMO_CLIENT, DEMO_USER, type Simulator } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER, type Simulator } from '../../simulator/index.js';
 
 export function simulatorEnv(sim: Simulator): Record<string, string> {
   return {

@@ -5,9 +5,9 @@
  */
 import type { Dispatcher } from 'undici';
 import { afterEach, expect } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger, type Logger } from '../../src/logger.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { loadConfig, type Config } from '../../src/lib/config.js';
+import { createLogger, type Logger } from '../../src/lib/logger.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.js';
 import {
   createUpstreams,
   type CredentialRenewalEvent,

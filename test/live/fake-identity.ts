@@ -3,7 +3,7 @@
  * a list of records (newest first, `fromMillis` and `toMillis` inclusive), records every query, and
  * can be made to fail or to hold its answer.
  */
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/lib/logger.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { AuditReportQuery, AuditRowResult, CallOptions, IdentityApi } from '../../src/upstream/types.js';
 import { MemoryLog } from '../helpers/memory-log.js';

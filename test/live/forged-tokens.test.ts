@@ -4,8 +4,8 @@
  * can do no more than the arguments could when it was issued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filterKey } from '../../src/live/records.js';
-import { encodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
+import { filterKey } from '../../src/audit/live/records.js';
+import { encodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/audit/live/resume-token.js';
 import { registered, sleep, startLiveServer, subscribeSse, subscribeWs, type LivePayload, type LiveServer } from './live-server.js';
 
 let server: LiveServer;

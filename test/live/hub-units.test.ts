@@ -4,12 +4,12 @@
  * shutdown. Polls run every few milliseconds; the tests wait for what a client would see.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
-import { CATCH_UP_TURNS, LiveAudit, type LiveAuditOptions } from '../../src/live/hub.js';
-import { digestOf, filterKey } from '../../src/live/records.js';
-import { encodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
-import type { LiveItem } from '../../src/live/subscriber.js';
-import { LiveSubscriber } from '../../src/live/subscriber.js';
+import { GatewayError } from '../../src/lib/errors.js';
+import { CATCH_UP_TURNS, LiveAudit, type LiveAuditOptions } from '../../src/audit/live/hub.js';
+import { digestOf, filterKey } from '../../src/audit/live/records.js';
+import { encodeResumeToken, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/audit/live/resume-token.js';
+import type { LiveItem } from '../../src/audit/live/subscriber.js';
+import { LiveSubscriber } from '../../src/audit/live/subscriber.js';
 import { abortCauseOf } from '../../src/upstream/deadline.js';
 import { errorForAbort } from '../../src/upstream/error-mapping.js';
 import { auditRecord, fakeIdentity, memoryLogger, type FakeIdentity } from './fake-identity.js';

@@ -1,5 +1,5 @@
 /**
- * A gateway listening on a loopback port (HTTP, SSE and WebSocket, as src/index.ts wires them) over
+ * A gateway listening on a loopback port (HTTP, SSE and WebSocket, as src/main.ts wires them) over
  * a fresh simulator, with short live-poll intervals, plus real graphql-sse and graphql-ws clients.
  */
 import { createServer, type IncomingMessage } from 'node:http';
@@ -7,14 +7,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { createLiveAudit, type LiveAudit } from '../../src/live/index.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { loadConfig, type Config } from '../../src/lib/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createLiveAudit, type LiveAudit } from '../../src/audit/live/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
-import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
-import type { ExecutionLimits } from '../../src/websocket-operations.js';
-import { createGateway } from '../../src/yoga.js';
+import { attachWebSockets, type WebSockets } from '../../src/server/websocket/index.js';
+import type { ExecutionLimits } from '../../src/server/websocket/operations.js';
+import { createGateway } from '../../src/gateway/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { closeServer } from '../helpers/listen.js';

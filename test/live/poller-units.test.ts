@@ -3,11 +3,11 @@
  * window each poll reads, what it hands its subscribers, when it stops, and upstream failures.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GatewayError, UpstreamError } from '../../src/errors.js';
-import { asGatewayError, FilterPoller, type PollerOptions } from '../../src/live/poller.js';
-import { HeapEstimate, ReadBudget } from '../../src/live/read-budget.js';
-import { filterKey, type LiveFilter, type LiveRecord } from '../../src/live/records.js';
-import type { LiveSubscriber } from '../../src/live/subscriber.js';
+import { GatewayError, UpstreamError } from '../../src/lib/errors.js';
+import { asGatewayError, FilterPoller, type PollerOptions } from '../../src/audit/live/poller.js';
+import { HeapEstimate, ReadBudget } from '../../src/audit/live/read-budget.js';
+import { filterKey, type LiveFilter, type LiveRecord } from '../../src/audit/live/records.js';
+import type { LiveSubscriber } from '../../src/audit/live/subscriber.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger, type FakeIdentity } from './fake-identity.js';

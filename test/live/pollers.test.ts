@@ -3,7 +3,7 @@
  * subscribers, counted in the simulator's own call counters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LiveItem } from '../../src/live/index.js';
+import type { LiveItem } from '../../src/audit/live/index.js';
 import {
   API_KEY,
   LIVE_QUERY,

@@ -1,12 +1,12 @@
 /**
- * The real process (src/index.ts) in demo mode: the simulator keeps adding audit events, so the
+ * The real process (src/main.ts) in demo mode: the simulator keeps adding audit events, so the
  * GraphiQL example subscription moves on its own; SIGTERM then ends open SSE and WebSocket streams
  * cleanly (`complete`; WebSocket close 1001) and the process exits 0 within its grace period.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { exampleOperations } from '../../src/examples/index.js';
+import { exampleOperations } from '../../src/gateway/examples/index.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { LIVE_QUERY, Received, sseClient, type LivePayload } from './live-server.js';
 

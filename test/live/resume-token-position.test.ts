@@ -4,8 +4,8 @@
  */
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { digestOf, filterKey } from '../../src/live/records.js';
-import { decodeResumeToken, encodeResumeToken, type ResumePoint } from '../../src/live/resume-token.js';
+import { digestOf, filterKey } from '../../src/audit/live/records.js';
+import { decodeResumeToken, encodeResumeToken, type ResumePoint } from '../../src/audit/live/resume-token.js';
 
 const now = Date.UTC(2026, 10, 22, 12, 0, 0);
 const point: ResumePoint = {

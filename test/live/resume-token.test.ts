@@ -1,9 +1,9 @@
 /** resumeAfter tokens: round trip, expiry, bounded size, and hostile input refused as BAD_USER_INPUT. */
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BadUserInputError } from '../../src/errors.js';
-import { digestOf, filterKey } from '../../src/live/records.js';
-import { decodeResumeToken, encodeResumeToken, MAX_ENTRIES, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/live/resume-token.js';
+import { BadUserInputError } from '../../src/lib/errors.js';
+import { digestOf, filterKey } from '../../src/audit/live/records.js';
+import { decodeResumeToken, encodeResumeToken, MAX_ENTRIES, TOKEN_VALIDITY_MS, type ResumePoint } from '../../src/audit/live/resume-token.js';
 import { cutsAndChanges } from '../helpers/text-variants.js';
 
 const now = Date.UTC(2026, 10, 22, 12, 0, 0);

@@ -1,9 +1,9 @@
 /**
- * When a client counts as stalled (src/live/stall-watch.ts): records have waited for it longer than
+ * When a client counts as stalled (src/audit/live/stall-watch.ts): records have waited for it longer than
  * it may pause, counted from the last time it asked for one. Fake timers and a fake clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StallWatch } from '../../src/live/stall-watch.js';
+import { StallWatch } from '../../src/audit/live/stall-watch.js';
 
 /** A watch whose allowed pause is `limit` (undefined: nothing waits), and the stalls it reports. */
 function watch(initialLimit: number | undefined) {

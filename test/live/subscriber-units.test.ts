@@ -3,10 +3,10 @@
  * settle bound, resume tokens, the catch-up hand-over, and clients that stop reading or leave.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
-import { digestOf, filterKey as keyOf, toLiveRecord } from '../../src/live/records.js';
-import { decodeResumeToken } from '../../src/live/resume-token.js';
-import { LiveSubscriber, type LiveItem, type SubscriberOptions } from '../../src/live/subscriber.js';
+import { GatewayError } from '../../src/lib/errors.js';
+import { digestOf, filterKey as keyOf, toLiveRecord } from '../../src/audit/live/records.js';
+import { decodeResumeToken } from '../../src/audit/live/resume-token.js';
+import { LiveSubscriber, type LiveItem, type SubscriberOptions } from '../../src/audit/live/subscriber.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 
 const now = Date.UTC(2026, 10, 23, 12, 0, 0);

@@ -7,9 +7,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LiveAudit } from '../../src/live/index.js';
-import { createLogger } from '../../src/logger.js';
-import { attachWebSockets } from '../../src/websocket.js';
+import type { LiveAudit } from '../../src/audit/live/index.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { attachWebSockets } from '../../src/server/websocket/index.js';
 import { MemoryLog, startTestGateway } from '../helpers/gateway.js';
 import { closeServer } from '../helpers/listen.js';
 import { RawWebSocket } from '../helpers/websocket-frame.js';

@@ -1,10 +1,10 @@
 /**
- * The bookkeeping behind a WebSocket connection's operations (src/websocket-operations.ts): what
+ * The bookkeeping behind a WebSocket connection's operations (src/server/websocket/operations.ts): what
  * counts as executing against the limits, when an operation's signal aborts and its stream ends,
  * and what a reused id does to the operation it replaces.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { ConnectionOperations, ExecutingOperations, neverAnswered, Operation } from '../../src/websocket-operations.js';
+import { ConnectionOperations, ExecutingOperations, neverAnswered, Operation } from '../../src/server/websocket/operations.js';
 
 /** A stream whose `return` the test can watch. */
 function stream() {

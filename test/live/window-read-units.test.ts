@@ -1,9 +1,9 @@
 /** How a live poll or catch-up reads its window upstream, and the order keys of what it reads. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { digestOf, filterKey, oldestFirst, toLiveRecord } from '../../src/live/records.js';
-import { HeapEstimate, LIVE_PAGES_IN_FLIGHT, ReadBudget } from '../../src/live/read-budget.js';
-import { MAX_PAGES_PER_READ, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/live/window-read.js';
+import { digestOf, filterKey, oldestFirst, toLiveRecord } from '../../src/audit/live/records.js';
+import { HeapEstimate, LIVE_PAGES_IN_FLIGHT, ReadBudget } from '../../src/audit/live/read-budget.js';
+import { MAX_PAGES_PER_READ, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/audit/live/window-read.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger } from './fake-identity.js';

@@ -1,7 +1,7 @@
 /** totalCount when the page did not reach the window's end: the count comes from one-row probes. */
 import { describe, expect, it } from 'vitest';
-import { countWindow } from '../../src/schema/audit/total-count.js';
-import type { AuditScope } from '../../src/schema/audit/scope.js';
+import { countWindow } from '../../src/gateway/schema/audit/total-count.js';
+import type { AuditScope } from '../../src/audit/paging/scope.js';
 import { fakeAudit } from '../helpers/audit-fake-upstream.js';
 
 const NOW = Date.UTC(2026, 10, 21);

@@ -4,9 +4,9 @@
  * LAUNCH cursor cut to "LAU"). Real cursors still page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadUserInputError } from '../../src/errors.js';
-import { decodeCursor, encodeCursor } from '../../src/schema/audit/cursor.js';
-import type { AuditScope } from '../../src/schema/audit/scope.js';
+import { BadUserInputError } from '../../src/lib/errors.js';
+import { decodeCursor, encodeCursor } from '../../src/audit/paging/cursor.js';
+import type { AuditScope } from '../../src/audit/paging/scope.js';
 import { fetchPage, HOUR, UUID_PAGE_QUERY, type GqlFilter } from '../helpers/audit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { cutsAndChanges } from '../helpers/text-variants.js';

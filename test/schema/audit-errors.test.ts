@@ -3,7 +3,7 @@
  * entry of its own while the rest of the page, and the next page, come back unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../src/schema/audit/cursor.js';
+import { encodeCursor } from '../../src/audit/paging/cursor.js';
 import { fetchPage, groundTruth, HOUR, UUID_PAGE_QUERY, type GqlFilter, type Page, type PageArgs } from '../helpers/audit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -89,8 +89,8 @@ describe('an unreadable row', () => {
     // A new connection: the other rows of the page come back, the bad one is an error entry.
     const fresh = await gw.execute(UUID_PAGE_QUERY, { first: 10, filter: window });
     expect(uuidsOf(fresh.data!.auditEvents)).toEqual(without3(truth, 0, 10));
-    // Needs useRowErrors() (src/plugins/audit-row-errors.ts) registered in src/yoga.ts.
-    expect(fresh.errors, 'row errors reach the response: is useRowErrors() registered in src/yoga.ts?').toEqual([rowError]);
+    // Needs useRowErrors() (src/gateway/plugins/execution/audit-row-errors.ts) registered in src/gateway/yoga.ts.
+    expect(fresh.errors, 'row errors reach the response: is useRowErrors() registered in src/gateway/yoga.ts?').toEqual([rowError]);
 
     // Within the first connection: same cursors as before the corruption, minus the bad row's.
     const forward = await gw.execute(UUID_PAGE_QUERY, { first: 10, after: cursors[0] });

@@ -6,10 +6,10 @@
 import { createYoga } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIRST_CHUNK_ROWS } from '../../src/schema/audit/streamed-page.js';
-import { useRowErrors } from '../../src/plugins/audit-row-errors.js';
-import { schema } from '../../src/schema/index.js';
-import { UpstreamError } from '../../src/errors.js';
+import { FIRST_CHUNK_ROWS } from '../../src/gateway/schema/audit/streamed-page.js';
+import { useRowErrors } from '../../src/gateway/plugins/execution/audit-row-errors.js';
+import { schema } from '../../src/gateway/schema/index.js';
+import { UpstreamError } from '../../src/lib/errors.js';
 import type { AuditReportQuery, IdentityApi } from '../../src/upstream/types.js';
 import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
 import { contextOver, fakeAudit, fakeRecord } from '../helpers/audit-fake-upstream.js';

@@ -1,10 +1,10 @@
 /** auditEvents arguments at their edges: sizes, cursor pairs, filter bounds and the messages a client reads. */
 import { describe, expect, it } from 'vitest';
-import { BadUserInputError } from '../../src/errors.js';
-import { encodeCursor } from '../../src/schema/audit/cursor.js';
-import { parsePageRequest } from '../../src/schema/audit/page-request.js';
-import { authMethodLabels, booleanValue } from '../../src/schema/audit/record-values.js';
-import type { AuditScope } from '../../src/schema/audit/scope.js';
+import { BadUserInputError } from '../../src/lib/errors.js';
+import { encodeCursor } from '../../src/audit/paging/cursor.js';
+import { parsePageRequest } from '../../src/audit/paging/page-request.js';
+import { authMethodLabels, booleanValue } from '../../src/gateway/schema/audit/record-values.js';
+import type { AuditScope } from '../../src/audit/paging/scope.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 10, 15, 30, 123);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AuditRecordData } from '../../src/simulator/index.js';
+import type { AuditRecordData } from '../../simulator/index.js';
 import { fetchPage, groundTruth, HOUR, sleep, type GqlFilter, type Page } from '../helpers/audit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

@@ -1,7 +1,7 @@
 /** Record fields read from the upstream record: the actor, and a login's success and authMethods. */
 import { createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/schema/index.js';
+import { schema } from '../../src/gateway/schema/index.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { IdentityApi } from '../../src/upstream/types.js';
 import { contextOver, fakeRecord } from '../helpers/audit-fake-upstream.js';

@@ -3,7 +3,7 @@
  * simulator's own records.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditRecordData } from '../../src/simulator/index.js';
+import type { AuditRecordData } from '../../simulator/index.js';
 import { fetchPage, groundTruth, HOUR, PAGE_QUERY, type Page } from '../helpers/audit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

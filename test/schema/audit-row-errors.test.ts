@@ -4,8 +4,8 @@
  */
 import { createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useRowErrors } from '../../src/plugins/audit-row-errors.js';
-import { schema } from '../../src/schema/index.js';
+import { useRowErrors } from '../../src/gateway/plugins/execution/audit-row-errors.js';
+import { schema } from '../../src/gateway/schema/index.js';
 import { fakeAudit } from '../helpers/audit-fake-upstream.js';
 
 const run = async (audit: ReturnType<typeof fakeAudit>, query: string) => {

@@ -6,12 +6,12 @@
 import { createYoga } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { UpstreamError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
-import { schema } from '../../src/schema/index.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { UpstreamError } from '../../src/lib/errors.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { schema } from '../../src/gateway/schema/index.js';
 import type { AuditReportQuery, AuditRowResult, IdentityApi, Upstreams } from '../../src/upstream/types.js';
-import { createGateway } from '../../src/yoga.js';
+import { createGateway } from '../../src/gateway/yoga.js';
 import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
 import { contextOver, fakeRecord } from '../helpers/audit-fake-upstream.js';
 import { MemoryLog } from '../helpers/memory-log.js';

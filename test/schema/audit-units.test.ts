@@ -2,12 +2,12 @@
 import fc from 'fast-check';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BadUserInputError } from '../../src/errors.js';
-import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/schema/audit/cursor.js';
-import { parsePageRequest } from '../../src/schema/audit/page-request.js';
-import { planPage, tailSlack, type PagePlan, type ReadPlan } from '../../src/schema/audit/paging-plan.js';
-import { authMethodLabels, booleanValue, stringValue } from '../../src/schema/audit/record-values.js';
-import type { AuditScope } from '../../src/schema/audit/scope.js';
+import { BadUserInputError } from '../../src/lib/errors.js';
+import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/audit/paging/cursor.js';
+import { parsePageRequest } from '../../src/audit/paging/page-request.js';
+import { planPage, tailSlack, type PagePlan, type ReadPlan } from '../../src/audit/paging/plan.js';
+import { authMethodLabels, booleanValue, stringValue } from '../../src/gateway/schema/audit/record-values.js';
+import type { AuditScope } from '../../src/audit/paging/scope.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 10, 15, 30, 123);

@@ -15,8 +15,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { clientSchemaOf } from '../../src/schema/client-schema.js';
-import { schema } from '../../src/schema/index.js';
+import { clientSchemaOf } from '../../src/gateway/schema/client-schema.js';
+import { schema } from '../../src/gateway/schema/index.js';
 
 /** Paths like `Type.field(argument)` of everything without a description. */
 function undocumented(s: GraphQLSchema): string[] {

@@ -1,5 +1,5 @@
 /**
- * The guard around federation `_entities` (src/schema/entities.ts), over a small subgraph built in
+ * The guard around federation `_entities` (src/gateway/schema/entities.ts), over a small subgraph built in
  * each test: bad representations fail at their own index and are never loaded, the good ones resolve
  * in order, and a request's representations are counted over all its `_entities` fields. Through the
  * whole gateway: test/hardening/entities.test.ts.
@@ -7,7 +7,7 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { buildSchema, graphql, GraphQLSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { guardEntities, MAX_REPRESENTATIONS } from '../../src/schema/entities.js';
+import { guardEntities, MAX_REPRESENTATIONS } from '../../src/gateway/schema/entities.js';
 
 /** A subgraph of two entity types; `loaded` records every reference its resolvers were asked for. */
 function subgraph() {

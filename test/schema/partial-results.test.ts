@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway } from '../helpers/gateway.js';
 import { listen, type Listening } from '../helpers/listen.js';
 

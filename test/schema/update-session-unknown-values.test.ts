@@ -4,12 +4,12 @@
  * which seeds only documented values apart from the PAUSED status.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { UpstreamError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { UpstreamError } from '../../src/lib/errors.js';
+import { createLogger } from '../../src/lib/logger.js';
 import type { FileInfo } from '../../src/upstream/content-library/schemas.js';
 import type { Upstreams } from '../../src/upstream/types.js';
-import { createGateway, type GatewayYoga } from '../../src/yoga.js';
+import { createGateway, type GatewayYoga } from '../../src/gateway/yoga.js';
 import { MemoryLog, type GraphQLResponse } from '../helpers/gateway.js';
 
 const newerServer: FileInfo[] = [

@@ -1,11 +1,11 @@
 /**
  * What a client reads when the content library sends a value the contract cannot represent
- * (src/schema/update-sessions/values.ts): the exact error message, the service it names, and what
+ * (src/gateway/schema/update-sessions/values.ts): the exact error message, the service it names, and what
  * goes to the log; the edges of the number ranges and of the session id. The mapping of ordinary
  * values: update-session-values.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { BadUserInputError, UpstreamError } from '../../src/errors.js';
+import { BadUserInputError, UpstreamError } from '../../src/lib/errors.js';
 import {
   checksumAlgorithm,
   invalidUpstreamValue,
@@ -16,7 +16,7 @@ import {
   upstreamInt32,
   upstreamSafeInt,
   uriScheme,
-} from '../../src/schema/update-sessions/values.js';
+} from '../../src/gateway/schema/update-sessions/values.js';
 
 /** The error `run` throws. */
 function thrown(run: () => unknown): UpstreamError & { detail?: Record<string, unknown> } {

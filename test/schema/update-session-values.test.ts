@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadUserInputError, UpstreamError } from '../../src/errors.js';
+import { BadUserInputError, UpstreamError } from '../../src/lib/errors.js';
 import {
   checksumAlgorithm,
   requireSessionId,
@@ -9,7 +9,7 @@ import {
   upstreamInt32,
   upstreamSafeInt,
   uriScheme,
-} from '../../src/schema/update-sessions/values.js';
+} from '../../src/gateway/schema/update-sessions/values.js';
 
 /** An UpstreamError UPSTREAM_INVALID_RESPONSE, with more fields when given. */
 const invalidResponse = (fields: Record<string, unknown> = {}) =>

@@ -10,7 +10,7 @@ import {
   type SimulatedFileInfo,
   type SimulatedMessage,
   type SimulatedParamValue,
-} from '../../src/simulator/content-library-data.js';
+} from '../../simulator/content-library-data.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const FILE_FIELDS = /* GraphQL */ `

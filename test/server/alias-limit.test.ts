@@ -1,10 +1,10 @@
 /**
- * The alias limit (src/plugins/operation-limits.ts) counts every alias, those of `__typename`
+ * The alias limit (src/gateway/plugins/limits/operation-limits.ts) counts every alias, those of `__typename`
  * included: 30 are served, the 31st is refused with the same answer whatever the aliased fields.
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { operationLimits, useOperationLimits } from '../../src/plugins/operation-limits.js';
+import { operationLimits, useOperationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
 
 const schema = createSchema({
   typeDefs: 'type Query { node: Node } type Node { name: String }',

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { useAuditRowLimits } from '../../src/plugins/audit-row-budget.js';
+import { useAuditRowLimits } from '../../src/gateway/plugins/limits/audit-row-budget.js';
 import { multipartParts } from '../clients/incremental-parts.js';
 
 interface Response {

@@ -1,10 +1,10 @@
 /**
- * Bytes held at once up to a bound (src/byte-reservations.ts): request bodies and WebSocket
+ * Bytes held at once up to a bound (src/lib/byte-reservations.ts): request bodies and WebSocket
  * messages being received, upstream answers being read. A holder that would pass the bound is
  * refused at once; holders up to the small size count nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { ByteReservations } from '../../src/byte-reservations.js';
+import { ByteReservations } from '../../src/lib/byte-reservations.js';
 
 describe('a reservation of a known length', () => {
   it('holds its bytes until released, and is refused, holding nothing, when it would pass the bound', () => {

@@ -1,5 +1,5 @@
 /**
- * Caller authentication (src/plugins/caller-auth.ts) in a Yoga of its own, made inside each test
+ * Caller authentication (src/gateway/plugins/auth/caller-auth.ts) in a Yoga of its own, made inside each test
  * (a plugin made while the file is collected would be made before a mutant is active): API keys,
  * the bearer header, the JWT checks made before useJWT, the algorithms and claims verified, and
  * the caller each request is admitted as, and when the JWKS is fetched. A JWKS on loopback serves
@@ -11,10 +11,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RequestState } from '../../src/context.js';
-import type { Logger } from '../../src/logger.js';
-import { bearerToken, callerOf, JWKS_CACHE, useCallerAuth, type CallerAuthOptions } from '../../src/plugins/caller-auth.js';
-import { useRequestId } from '../../src/plugins/request-id.js';
+import type { RequestState } from '../../src/gateway/context.js';
+import type { Logger } from '../../src/lib/logger.js';
+import { bearerToken, callerOf, JWKS_CACHE, useCallerAuth, type CallerAuthOptions } from '../../src/gateway/plugins/auth/caller-auth.js';
+import { useRequestId } from '../../src/gateway/plugins/http/request-id.js';
 
 const schema = createSchema({
   typeDefs: 'type Query { caller: String }',

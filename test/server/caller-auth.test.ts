@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JWKS_CACHE } from '../../src/plugins/caller-auth.js';
+import { JWKS_CACHE } from '../../src/gateway/plugins/auth/caller-auth.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { TestIssuer } from '../helpers/jwt-issuer.js';
 import { listen } from '../helpers/listen.js';

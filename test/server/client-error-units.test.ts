@@ -1,5 +1,5 @@
 /**
- * What answerClientError (src/client-error.ts) writes for each refusal of Node's HTTP parser, and
+ * What answerClientError (src/server/client-error.ts) writes for each refusal of Node's HTTP parser, and
  * the connections it closes without a word, on a socket that records what is written to it; which
  * requests requestUrlProblem refuses for their Host and target. Over a real socket:
  * client-error.test.ts.
@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerBadRequest, answerClientError, requestUrlProblem } from '../../src/client-error.js';
+import { answerBadRequest, answerClientError, requestUrlProblem } from '../../src/server/client-error.js';
 
 /** A socket that records what is written to it. */
 function fakeSocket() {

@@ -8,9 +8,9 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerClientError } from '../../src/client-error.js';
-import { createGatewayServer } from '../../src/connection-limits.js';
-import { createLogger } from '../../src/logger.js';
+import { answerClientError } from '../../src/server/client-error.js';
+import { createGatewayServer } from '../../src/server/http-server.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';

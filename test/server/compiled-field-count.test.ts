@@ -1,12 +1,12 @@
 /**
  * The field count that decides whether graphql-jit compiles an operation
- * (src/plugins/compiled-field-count.ts), on the gateway's schema: fields under a union or an
+ * (src/gateway/plugins/execution/compiled-field-count.ts), on the gateway's schema: fields under a union or an
  * interface count once per possible type, fragments count where they apply.
  */
 import { getOperationAST, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { compiledFieldCount } from '../../src/plugins/compiled-field-count.js';
-import { schema } from '../../src/schema/index.js';
+import { compiledFieldCount } from '../../src/gateway/plugins/execution/compiled-field-count.js';
+import { schema } from '../../src/gateway/schema/index.js';
 
 const count = (query: string, limit = 10_000) => {
   const document = parse(query);

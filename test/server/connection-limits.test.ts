@@ -10,17 +10,17 @@ import { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createGatewayServer, type ConnectionLimits } from '../../src/connection-limits.js';
-import { SMALL_BODY_BYTES } from '../../src/memory-budget.js';
-import { createLiveAudit } from '../../src/live/index.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { createGatewayServer, type ConnectionLimits } from '../../src/server/http-server.js';
+import { SMALL_BODY_BYTES } from '../../src/lib/memory-budget.js';
+import { createLiveAudit } from '../../src/audit/live/index.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createMetrics } from '../../src/gateway/plugins/observability/metrics.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
-import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
-import { createGateway } from '../../src/yoga.js';
+import { attachWebSockets, type WebSockets } from '../../src/server/websocket/index.js';
+import { createGateway } from '../../src/gateway/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { keepAliveGet, metricValue, parse, postHead, query, rawClients, type RawClient } from '../helpers/raw-http.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
@@ -49,7 +49,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-/** The gateway on a server of createGatewayServer, HTTP, SSE and WebSocket, as src/index.ts wires it. */
+/** The gateway on a server of createGatewayServer, HTTP, SSE and WebSocket, as src/main.ts wires it. */
 async function serve(limits: Partial<ConnectionLimits>): Promise<Served> {
   const config = loadConfig({ ...simulatorEnv(sim), GATEWAY_API_KEYS: API_KEY, AUDIT_LIVE_POLL_MS: '50', LOG_LEVEL: 'info' });
   const memory = new MemoryLog();

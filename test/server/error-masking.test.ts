@@ -1,8 +1,8 @@
 /** The gateway's error masking: what a client sees of an error it was not meant to see. */
 import { GraphQLError, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
-import { clientErrorCode, errorMaskingFor } from '../../src/error-masking.js';
+import { GatewayError } from '../../src/lib/errors.js';
+import { clientErrorCode, errorMaskingFor } from '../../src/gateway/error-masking.js';
 
 const maskError = errorMaskingFor(1024);
 const fieldError = (original: Error) =>

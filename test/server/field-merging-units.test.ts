@@ -1,5 +1,5 @@
 /**
- * The work of checking that fields merge (src/plugins/field-merging.ts), counted from the document
+ * The work of checking that fields merge (src/gateway/plugins/limits/field-merging.ts), counted from the document
  * alone: every legitimate use of this schema is well within the limit, repeated fields past it are
  * found without walking further. The plugin in a Yoga of its own: a document over the limit
  * refused, one merge rule, `@stream` compared where fields meet. The gateway's answers:
@@ -9,8 +9,8 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { parse } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { fieldMergeWork, useFieldMergeLimit } from '../../src/plugins/field-merging.js';
-import { operationLimits } from '../../src/plugins/operation-limits.js';
+import { fieldMergeWork, useFieldMergeLimit } from '../../src/gateway/plugins/limits/field-merging.js';
+import { operationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
 import { fullPage, legitimate, repeatedFields, words } from '../helpers/field-merging-documents.js';
 
 const LIMIT = operationLimits.maxFieldMergeWork;

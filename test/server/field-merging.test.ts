@@ -1,5 +1,5 @@
 /**
- * Repeated fields (src/plugins/field-merging.ts): a document whose fields take too much work to
+ * Repeated fields (src/gateway/plugins/limits/field-merging.ts): a document whose fields take too much work to
  * merge is refused as it is parsed, before any validation rule runs, with GRAPHQL_VALIDATION_FAILED
  * over HTTP, SSE and WebSocket alike, and its refusal is kept like a parse error. Validation runs
  * one OverlappingFieldsCanBeMergedRule, graphql-js's, and `@stream` is still compared where fields
@@ -12,9 +12,9 @@ import { parse, specifiedRules, validate, type GraphQLError, type ValidationRule
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationLimits, useOperationLimits } from '../../src/plugins/operation-limits.js';
-import { createParseCache } from '../../src/plugins/parse-cache.js';
-import { schema } from '../../src/schema/index.js';
+import { operationLimits, useOperationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
+import { createParseCache } from '../../src/gateway/plugins/limits/parse-cache.js';
+import { schema } from '../../src/gateway/schema/index.js';
 import { repeatedFields, words } from '../helpers/field-merging-documents.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { RawWebSocket } from '../helpers/websocket-frame.js';

@@ -1,8 +1,8 @@
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSessionIds } from '../../src/demo.js';
-import { exampleOperations } from '../../src/examples/index.js';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { exampleOperations } from '../../src/gateway/examples/index.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const html = { accept: 'text/html' };

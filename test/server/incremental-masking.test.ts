@@ -6,7 +6,7 @@ import { GraphQLError } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { describe, expect, it } from 'vitest';
-import { useIncrementalErrorMasking } from '../../src/plugins/incremental-masking.js';
+import { useIncrementalErrorMasking } from '../../src/gateway/plugins/observability/incremental-masking.js';
 import { multipartParts, type IncrementalPart } from '../clients/incremental-parts.js';
 
 const schema = createSchema({

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { listen, type Listening } from '../helpers/listen.js';
 

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { installLastResort, type ProcessEvents } from '../../src/last-resort.js';
-import { createLogger } from '../../src/logger.js';
-import { withRequestId } from '../../src/plugins/request-id.js';
+import { installLastResort, type ProcessEvents } from '../../src/server/last-resort.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { withRequestId } from '../../src/gateway/plugins/http/request-id.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 
 function setUp() {

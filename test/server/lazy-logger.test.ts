@@ -1,6 +1,6 @@
 /** A request's logger is made when a line is written, and writes what an eager child would. */
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger, lazyChild } from '../../src/logger.js';
+import { createLogger, lazyChild } from '../../src/lib/logger.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 
 describe('lazyChild', () => {

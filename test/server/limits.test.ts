@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationLimits } from '../../src/plugins/operation-limits.js';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { operationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const recordFields = `uuid baseType timestamp organizationId tenantId actor { id userName domain uuid }

@@ -1,12 +1,12 @@
 /**
- * The per-request loaders (src/loaders.ts) over fake upstreams: one call per distinct query or
+ * The per-request loaders (src/gateway/loaders.ts) over fake upstreams: one call per distinct query or
  * session within a request, each call settling on its own, at most 8 calls of a request in flight
  * (the rest wait their turn, in order) and 1000 in all, and the error of an upstream that is not
  * configured. Through the whole gateway: test/hardening/fan-out.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { BadUserInputError, UpstreamError } from '../../src/errors.js';
-import { createLoaders, MAX_UPSTREAM_CALLS_PER_REQUEST, REQUEST_CONCURRENCY } from '../../src/loaders.js';
+import { BadUserInputError, UpstreamError } from '../../src/lib/errors.js';
+import { createLoaders, MAX_UPSTREAM_CALLS_PER_REQUEST, REQUEST_CONCURRENCY } from '../../src/gateway/loaders.js';
 import { createOperationDeadline } from '../../src/upstream/deadline.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, UpdateSessionFileRow, Upstreams } from '../../src/upstream/types.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, SESSION_IDS } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const AUDIT = '{ auditEvents(first: 5) { edges { node { ... on AuditRecord { uuid } } } } }';

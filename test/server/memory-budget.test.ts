@@ -1,6 +1,6 @@
 /**
- * One memory budget for what callers make the process hold (src/byte-reservations.ts, shared by
- * src/connection-limits.ts and src/plugins/held-requests.ts), here a small one: requests waiting
+ * One memory budget for what callers make the process hold (src/lib/byte-reservations.ts, shared by
+ * src/server/http-server.ts and src/gateway/plugins/limits/held-requests.ts), here a small one: requests waiting
  * for a slow upstream hold their share until they end, however they end; live subscriptions hold
  * theirs while open, over SSE and WebSocket, and only what they run on, not their raw request.
  * Past the budget a new request is refused at once with RATE_LIMITED. The attacks at full size,
@@ -11,18 +11,18 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ByteReservations } from '../../src/byte-reservations.js';
-import { loadConfig } from '../../src/config.js';
-import { createGatewayServer } from '../../src/connection-limits.js';
-import { createMemoryBudget } from '../../src/memory-budget.js';
-import { createLiveAudit, type LiveAudit } from '../../src/live/index.js';
-import { createLogger } from '../../src/logger.js';
-import { SESSION_IDS } from '../../src/simulator/content-library-data.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import type { ByteReservations } from '../../src/lib/byte-reservations.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { createGatewayServer } from '../../src/server/http-server.js';
+import { createMemoryBudget } from '../../src/lib/memory-budget.js';
+import { createLiveAudit, type LiveAudit } from '../../src/audit/live/index.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { SESSION_IDS } from '../../simulator/content-library-data.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
-import { attachWebSockets, type WebSockets } from '../../src/websocket.js';
-import { createGateway } from '../../src/yoga.js';
+import { attachWebSockets, type WebSockets } from '../../src/server/websocket/index.js';
+import { createGateway } from '../../src/gateway/yoga.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { parse, rawClients, type RawClient } from '../helpers/raw-http.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-/** The gateway on a server of createGatewayServer (HTTP, SSE and WebSocket), as src/index.ts wires it. */
+/** The gateway on a server of createGatewayServer (HTTP, SSE and WebSocket), as src/main.ts wires it. */
 async function serve(env: Record<string, string> = {}): Promise<Served> {
   const config = loadConfig({ ...simulatorEnv(sim), GATEWAY_API_KEYS: API_KEY, LOG_LEVEL: 'warn', ...env });
   const log = createLogger({ level: config.logLevel, destination: new MemoryLog() });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OperationNameLabels } from '../../src/plugins/metrics.js';
+import { OperationNameLabels } from '../../src/gateway/plugins/observability/metrics.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** Metric families of a scrape: name, type and every label name seen on their samples. */

@@ -1,11 +1,11 @@
 /**
- * The bracket count of the nesting limit (src/plugins/nesting-limit.ts), and its refusal in a Yoga
+ * The bracket count of the nesting limit (src/gateway/plugins/limits/nesting-limit.ts), and its refusal in a Yoga
  * of its own: no gateway, so that each case costs milliseconds. Over HTTP: nesting-limit.test.ts.
  */
 import { Source } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { nestedTooDeeply, useNestingLimit } from '../../src/plugins/nesting-limit.js';
+import { nestedTooDeeply, useNestingLimit } from '../../src/gateway/plugins/limits/nesting-limit.js';
 
 describe('nestedTooDeeply', () => {
   it('counts brackets, not the characters of strings and comments', () => {

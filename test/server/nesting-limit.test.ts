@@ -5,7 +5,7 @@
  * nesting-limit-units.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { operationLimits } from '../../src/plugins/operation-limits.js';
+import { operationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
 import { servedGateway } from '../helpers/gateway.js';
 
 const served = servedGateway();

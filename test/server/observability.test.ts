@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { createTracing } from '../../src/plugins/tracing.js';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import { createTracing } from '../../src/gateway/plugins/observability/tracing.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** The value of one Prometheus sample, 0 when absent. */

@@ -1,12 +1,12 @@
 /**
- * The operation limits (src/plugins/operation-limits.ts) in a Yoga of their own, made inside each
+ * The operation limits (src/gateway/plugins/limits/operation-limits.ts) in a Yoga of their own, made inside each
  * test, over a small schema with the shapes the limits look at: each limit's last accepted
  * operation and its first refused one, with the exact refusal a client reads. Through the whole
  * gateway and its schema: limits.test.ts.
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useOperationLimits } from '../../src/plugins/operation-limits.js';
+import { useOperationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
 
 const schema = createSchema({
   typeDefs: /* GraphQL */ `

@@ -1,5 +1,5 @@
 /**
- * The parse cache (src/plugins/parse-cache.ts): a re-sent document is parsed once, a document that
+ * The parse cache (src/gateway/plugins/limits/parse-cache.ts): a re-sent document is parsed once, a document that
  * fails validation is not kept, the cache holds no more bytes than its budget, and what it counts
  * for an entry is at least what the entry was measured to cost on the heap.
  */
@@ -8,8 +8,8 @@ import { runInNewContext } from 'node:vm';
 import { GraphQLError, parse } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { operationLimits } from '../../src/plugins/operation-limits.js';
-import { createParseCache, parsedDocumentBytes, parseErrorBytes, tokenCount } from '../../src/plugins/parse-cache.js';
+import { operationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
+import { createParseCache, parsedDocumentBytes, parseErrorBytes, tokenCount } from '../../src/gateway/plugins/limits/parse-cache.js';
 
 const schema = createSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } });
 

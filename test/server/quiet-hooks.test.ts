@@ -7,11 +7,11 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { useAutomaticPersistedQueries } from '../../src/plugins/automatic-persisted-queries.js';
-import { useProbe } from '../../src/plugins/probes.js';
-import { yogaLogger } from '../../src/plugins/logging.js';
-import { withRequestId } from '../../src/plugins/request-id.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { useAutomaticPersistedQueries } from '../../src/gateway/plugins/auth/automatic-persisted-queries.js';
+import { useProbe } from '../../src/gateway/plugins/http/probes.js';
+import { yogaLogger } from '../../src/gateway/plugins/observability/logging.js';
+import { withRequestId } from '../../src/gateway/plugins/http/request-id.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 
 type OnParams = NonNullable<Plugin['onParams']>;

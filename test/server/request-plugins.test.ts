@@ -1,16 +1,16 @@
 /**
  * The request plugins that turn a caller's mistake into a coded refusal, each in a Yoga of its own
  * (no gateway, so that each case costs milliseconds): @stream's initialCount
- * (src/plugins/stream-initial-count.ts), unreadable GraphQL parameters (request-params.ts) and
+ * (src/gateway/plugins/limits/stream-initial-count.ts), unreadable GraphQL parameters (request-params.ts) and
  * content types no parser reads (unsupported-media-type.ts). Over HTTP through the whole gateway:
  * stream-initial-count.test.ts, request-params.test.ts, unsupported-media-type.test.ts.
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createGraphQLError, createSchema, createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useRequestParams } from '../../src/plugins/request-params.js';
-import { useStreamInitialCount } from '../../src/plugins/stream-initial-count.js';
-import { useUnsupportedMediaType } from '../../src/plugins/unsupported-media-type.js';
+import { useRequestParams } from '../../src/gateway/plugins/http/request-params.js';
+import { useStreamInitialCount } from '../../src/gateway/plugins/limits/stream-initial-count.js';
+import { useUnsupportedMediaType } from '../../src/gateway/plugins/http/unsupported-media-type.js';
 
 interface Answer {
   data?: unknown;

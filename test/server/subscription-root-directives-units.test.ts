@@ -1,12 +1,12 @@
 /**
- * The subscription root rule (src/plugins/subscription-root-directives.ts) in a Yoga of its own:
+ * The subscription root rule (src/gateway/plugins/limits/subscription-root-directives.ts) in a Yoga of its own:
  * root `@skip`/`@include` refused, everything else as graphql 16's SingleFieldSubscriptionsRule
  * decides. Over every transport of the gateway: test/live/subscription-root-directives.test.ts.
  */
 import { parse, SingleFieldSubscriptionsRule, validate } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useSingleFieldSubscriptions } from '../../src/plugins/subscription-root-directives.js';
+import { useSingleFieldSubscriptions } from '../../src/gateway/plugins/limits/subscription-root-directives.js';
 
 const schema = createSchema({
   typeDefs: /* GraphQL */ `

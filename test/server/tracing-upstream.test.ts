@@ -6,7 +6,7 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTracing } from '../../src/plugins/tracing.js';
+import { createTracing } from '../../src/gateway/plugins/observability/tracing.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';

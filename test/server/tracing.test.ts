@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, startSimulator, type Simulator } from '../../simulator/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';

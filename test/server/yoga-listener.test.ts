@@ -9,9 +9,9 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import type { GatewayYoga } from '../../src/yoga.js';
-import { yogaListener } from '../../src/yoga-listener.js';
+import { createLogger } from '../../src/lib/logger.js';
+import type { GatewayYoga } from '../../src/gateway/yoga.js';
+import { yogaListener } from '../../src/server/yoga-listener.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 

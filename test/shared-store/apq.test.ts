@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';
 import { startReplica, type Replica } from './replicas.js';

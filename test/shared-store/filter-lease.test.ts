@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { FilterLease, SharedStore } from '../../src/upstream/shared-store/index.js';
 import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';
 

@@ -1,5 +1,5 @@
 /**
- * Three gateway processes (src/index.ts) on one Redis and one simulator, subscribed to one filter
+ * Three gateway processes (src/main.ts) on one Redis and one simulator, subscribed to one filter
  * over SSE: the upstream is read by one of them; every subscriber on every replica gets each record
  * once, in one order; a token resumes on another replica; SIGKILL of the replica that reads hands
  * the filter to another within the lease time; Redis killed and started again mid-stream loses and
@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, DEMO_USER, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER, startSimulator, type Simulator } from '../../simulator/index.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { subscribeSse, type Received } from '../live/live-server.js';

@@ -8,8 +8,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LiveAudit, type LiveItem } from '../../src/live/index.js';
-import { createLogger } from '../../src/logger.js';
+import { LiveAudit, type LiveItem } from '../../src/audit/live/index.js';
+import { createLogger } from '../../src/lib/logger.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import { FilterLease, SharedStore } from '../../src/upstream/shared-store/index.js';
 import { auditRecord, fakeIdentity, type FakeIdentity } from '../live/fake-identity.js';

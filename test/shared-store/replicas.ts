@@ -2,12 +2,12 @@
  * Gateways as replicas: several in-process gateways on one upstream and one Redis, each with its
  * own shared store, metrics and memory log, driven through yoga.fetch.
  */
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics, type GatewayMetrics } from '../../src/plugins/metrics.js';
+import { loadConfig, type Config } from '../../src/lib/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createMetrics, type GatewayMetrics } from '../../src/gateway/plugins/observability/metrics.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
 import { createSharedStore, type SharedStore } from '../../src/upstream/shared-store/index.js';
-import { createGateway, type GatewayYoga } from '../../src/yoga.js';
+import { createGateway, type GatewayYoga } from '../../src/gateway/yoga.js';
 import type { GraphQLResponse } from '../helpers/gateway.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 

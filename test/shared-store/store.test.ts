@@ -5,9 +5,9 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig, type RedisConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
+import { loadConfig, type RedisConfig } from '../../src/lib/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createMetrics } from '../../src/gateway/plugins/observability/metrics.js';
 import { createSharedStore, SharedStore } from '../../src/upstream/shared-store/index.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';

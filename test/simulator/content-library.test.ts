@@ -6,7 +6,7 @@ import {
   vapiErrorSchema,
   type FileInfo,
 } from '../../src/upstream/content-library/schemas.js';
-import { DEMO_USER, MISSING_SESSION_ID, SESSION_IDS, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { DEMO_USER, MISSING_SESSION_ID, SESSION_IDS, startSimulator, type Simulator } from '../../simulator/index.js';
 import { basic, contentPath, demoSession, filesRequest, http } from '../helpers/simulator-client.js';
 
 let sim: Simulator;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, SESSION_IDS, startSimulator, type AuditRecordData, type Simulator } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, SESSION_IDS, startSimulator, type AuditRecordData, type Simulator } from '../../simulator/index.js';
 import {
   auditRequest,
   basic,

@@ -1,6 +1,6 @@
 /** The simulator's hostile answers, as a gateway sees them on the wire, and their HTTP control surface. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { auditRequest, control, demoToken, type AuditBody } from '../helpers/simulator-client.js';
 
 let sim: Simulator;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, DEMO_USER } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER } from '../../simulator/index.js';
 import { basic, http, tokenRequest } from '../helpers/simulator-client.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,7 +28,7 @@ function firstLine(proc: ChildProcess): Promise<string> {
 
 describe('stand-alone simulator (main.ts)', () => {
   it('prints its URL and the demo credentials, serves, and exits 0 on SIGTERM', { timeout: 15_000 }, async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts'], {
       cwd: root,
       env: { ...process.env, SIMULATOR_PORT: '0', SIMULATOR_HOST: '127.0.0.1', SIMULATOR_SEED: '5' },
       stdio: ['ignore', 'pipe', 'pipe'],

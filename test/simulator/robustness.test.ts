@@ -1,6 +1,6 @@
 import { request as rawRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_IDS, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { SESSION_IDS, startSimulator, type Simulator } from '../../simulator/index.js';
 import { auditRequest, demoSession, demoToken, filesRequest, http } from '../helpers/simulator-client.js';
 
 let sim: Simulator;

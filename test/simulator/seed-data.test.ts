@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecordSchema } from '../../src/upstream/identity/schemas.js';
-import { recordTimestamp, startSimulator, type AuditRecordData, type Simulator } from '../../src/simulator/index.js';
+import { recordTimestamp, startSimulator, type AuditRecordData, type Simulator } from '../../simulator/index.js';
 import { FIXED_START, HOUR, auditRequest, demoToken, manualClock, type AuditBody } from '../helpers/simulator-client.js';
 
 let sim: Simulator;

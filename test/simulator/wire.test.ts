@@ -1,8 +1,8 @@
 /** The wire log: what the simulator received, with every secret fingerprinted. */
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { WireLog } from '../../src/simulator/wire-log.js';
+import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from '../../simulator/index.js';
+import { WireLog } from '../../simulator/wire-log.js';
 import {
   auditRequest,
   basic,

@@ -6,13 +6,13 @@
  * argv: <aliases per operation> <operations> <runs of each>
  */
 import { createYoga } from 'graphql-yoga';
-import { loadConfig } from '../../src/config.js';
-import { ANONYMOUS, createGatewayContext } from '../../src/context.js';
-import { createLogger } from '../../src/logger.js';
-import { createCompiledQueries } from '../../src/plugins/compiled-queries.js';
-import { useJitForAuditPages } from '../../src/plugins/jit.js';
-import { schema } from '../../src/schema/index.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { ANONYMOUS, createGatewayContext } from '../../src/gateway/context.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createCompiledQueries } from '../../src/gateway/plugins/execution/compiled-queries.js';
+import { useJitForAuditPages } from '../../src/gateway/plugins/execution/jit.js';
+import { schema } from '../../src/gateway/schema/index.js';
+import { startSimulator } from '../../simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 

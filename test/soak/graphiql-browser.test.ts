@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSessionIds } from '../../src/demo.js';
-import { exampleOperations, type ExampleOperation } from '../../src/examples/index.js';
-import { SESSION_ID_PLACEHOLDER } from '../../src/examples/update-sessions.js';
+import { exampleOperations, type ExampleOperation } from '../../src/gateway/examples/index.js';
+import { SESSION_ID_PLACEHOLDER } from '../../src/gateway/examples/update-sessions.js';
 import { CHROMIUM, CHROMIUM_ARGS, execute, openGraphiQL, selectTab, tabTitles, typeInto, type GraphQLResult } from './graphiql-page.js';
 import { startDemoGateway, startUpstreamGateway, type ServedGateway } from './served-gateway.js';
 

@@ -3,7 +3,7 @@
  * each caller's own credential (docs/routers/hive-gateway.caller-credential.config.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_IDS } from '../../src/simulator/content-library-data.js';
+import { SESSION_IDS } from '../../simulator/content-library-data.js';
 import {
   ACROSS_ENTITIES,
   CONTENT_API_KEY,

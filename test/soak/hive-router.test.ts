@@ -5,8 +5,8 @@
  */
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTracing } from '../../src/plugins/tracing.js';
-import { SESSION_IDS, UPDATE_SESSIONS } from '../../src/simulator/content-library-data.js';
+import { createTracing } from '../../src/gateway/plugins/observability/tracing.js';
+import { SESSION_IDS, UPDATE_SESSIONS } from '../../simulator/content-library-data.js';
 import {
   ACROSS_ENTITIES,
   CONTENT_API_KEY,

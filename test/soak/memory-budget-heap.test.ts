@@ -7,8 +7,8 @@
  * subscription limit) is refused with RATE_LIMITED, and the process keeps serving.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_IDS } from '../../src/simulator/content-library-data.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { SESSION_IDS } from '../../simulator/content-library-data.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { fatPosts, fatSseSubscriptions, fatWsSubscriptions, filesQuery, peakRssMb } from './attacks.js';

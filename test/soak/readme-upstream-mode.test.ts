@@ -88,7 +88,7 @@ describe('README: upstream mode, locally', { timeout: 60_000 }, () => {
     const gatewayWords = shellWords(gatewayCommand!);
     const assignments = gatewayWords.filter((word) => /^[A-Z_]+=/.test(word));
     expect(gatewayWords.slice(assignments.length)).toEqual(['npm', 'start']);
-    expect(tsxEntry('start')).toBe('src/index.ts');
+    expect(tsxEntry('start')).toBe('src/main.ts');
     const env = Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
 
     const port = await freePort();

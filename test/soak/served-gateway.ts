@@ -1,19 +1,19 @@
 /**
- * A gateway wired as src/index.ts wires it (demo mode's simulator and examples, or upstream mode
+ * A gateway wired as src/main.ts wires it (demo mode's simulator and examples, or upstream mode
  * against a simulator of its own), listening on a loopback port for a browser to open.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/lib/config.js';
 import { demoSessionIds, startDemoUpstreams } from '../../src/demo.js';
-import { exampleOperations } from '../../src/examples/index.js';
-import { createLiveAudit } from '../../src/live/index.js';
-import { createLogger } from '../../src/logger.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { exampleOperations } from '../../src/gateway/examples/index.js';
+import { createLiveAudit } from '../../src/audit/live/index.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
-import { attachWebSockets } from '../../src/websocket.js';
-import { yogaListener } from '../../src/yoga-listener.js';
-import { createGateway } from '../../src/yoga.js';
+import { attachWebSockets } from '../../src/server/websocket/index.js';
+import { yogaListener } from '../../src/server/yoga-listener.js';
+import { createGateway } from '../../src/gateway/yoga.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';

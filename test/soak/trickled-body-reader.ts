@@ -5,8 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { ByteReservations } from '../../src/byte-reservations.js';
-import { createLogger } from '../../src/logger.js';
+import { ByteReservations } from '../../src/lib/byte-reservations.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { UpstreamHttp } from '../../src/upstream/http.js';
 
 const size = Number(process.argv[2]);

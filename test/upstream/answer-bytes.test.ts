@@ -6,10 +6,10 @@
  * error status, the caller's abort, the deadline.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { UpstreamError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics } from '../../src/plugins/metrics.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { UpstreamError } from '../../src/lib/errors.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createMetrics } from '../../src/gateway/plugins/observability/metrics.js';
 import { createUpstreams, SMALL_ANSWER_BYTES, type AnswerRefusedEvent, type GatewayUpstreams } from '../../src/upstream/index.js';
 import type { AuditReportQuery } from '../../src/upstream/types.js';
 import { MemoryLog } from '../helpers/memory-log.js';

@@ -3,7 +3,7 @@
  * goes upstream every time, the heap bound, single flight, errors, keys and TTL.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/errors.js';
+import { UpstreamError } from '../../src/lib/errors.js';
 import type { CacheLookupEvent } from '../../src/upstream/events.js';
 import {
   AuditPageCache,

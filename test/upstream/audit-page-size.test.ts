@@ -4,8 +4,8 @@
  * Through the whole gateway, beside a deferred sibling: test/hardening/hostile-upstream.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { scriptedAuditPage, scriptedAuditRow, scriptedEnv, startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';

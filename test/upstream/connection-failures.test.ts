@@ -1,7 +1,7 @@
 /** Connections that fail: which are retried, how often, and what the caller and the log see. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import type { Config } from '../../src/lib/config.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js';
 import { fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';

@@ -1,7 +1,7 @@
 /** The content library: session login shared and renewed once, 404, no credentials, bad credentials. */
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/errors.js';
-import { DEMO_USER } from '../../src/simulator/index.js';
+import { UpstreamError } from '../../src/lib/errors.js';
+import { DEMO_USER } from '../../simulator/index.js';
 import { closeAfterEachTest, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;

@@ -5,7 +5,7 @@
  * a bearer token, a session id, a refresh token in the body.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT, DEMO_USER } from '../../src/simulator/index.js';
+import { DEMO_CLIENT, DEMO_USER } from '../../simulator/index.js';
 import { scriptedEnv, startScriptedUpstream, type ScriptedRequest, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 import { closeAfterEachTest, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 

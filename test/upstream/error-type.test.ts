@@ -3,7 +3,7 @@
  * repeat, down to the odd cases.
  */
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/errors.js';
+import { UpstreamError } from '../../src/lib/errors.js';
 import { basicAuthorization } from '../../src/upstream/credentials.js';
 import { errorTypeIn, forgetEchoedCredentials } from '../../src/upstream/error-type.js';
 

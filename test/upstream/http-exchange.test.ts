@@ -8,8 +8,8 @@ import type { Dispatcher } from 'undici';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ByteReservations } from '../../src/byte-reservations.js';
-import { createLogger } from '../../src/logger.js';
+import { ByteReservations } from '../../src/lib/byte-reservations.js';
+import { createLogger } from '../../src/lib/logger.js';
 import {
   DECODE_BATCH_BYTES,
   MAX_BODY_CONTAINERS,

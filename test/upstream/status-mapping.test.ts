@@ -1,6 +1,6 @@
 /** What each upstream status becomes for the caller, and how the failure is logged. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/errors.js';
+import { UpstreamError } from '../../src/lib/errors.js';
 import { errorForTransport, summarizeIssues } from '../../src/upstream/error-mapping.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import { fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';

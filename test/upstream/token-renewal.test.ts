@@ -4,7 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
-import { DEMO_CLIENT } from '../../src/simulator/index.js';
+import { DEMO_CLIENT } from '../../simulator/index.js';
 import { manualClock } from '../helpers/simulator-client.js';
 import { closeAfterEachTest, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 

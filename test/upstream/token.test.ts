@@ -1,6 +1,6 @@
 /** The shared OAuth token: single flight, renewal ahead of expiry, refresh grant, 401 recovery. */
 import { describe, expect, it, vi } from 'vitest';
-import { UpstreamError } from '../../src/errors.js';
+import { UpstreamError } from '../../src/lib/errors.js';
 import { closeAfterEachTest, fullWindow, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness | undefined;

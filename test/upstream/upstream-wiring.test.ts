@@ -5,8 +5,8 @@
  */
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
-import { SESSION_IDS } from '../../src/simulator/index.js';
+import type { Config } from '../../src/lib/config.js';
+import { SESSION_IDS } from '../../simulator/index.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
 import { fullWindow, HOUR, startUpstreamHarness, timed, type UpstreamHarness } from '../helpers/upstream.js';
 

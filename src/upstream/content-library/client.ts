@@ -1,5 +1,5 @@
 /** The content library service's operations the gateway uses (vAPI `/rest` flavour). */
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode } from '../../lib/errors.js';
 import type { UpstreamHttp } from '../http.js';
 import type { CallOptions, ContentLibraryApi, UpdateSessionFileRow } from '../types.js';
 import { readFileRows } from './file-rows.js';

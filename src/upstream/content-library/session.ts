@@ -3,7 +3,7 @@
  * in flight at a time, kept until the service answers 401 (sessions expire without notice).
  */
 import type { Logger } from 'pino';
-import { UpstreamError } from '../../errors.js';
+import { UpstreamError } from '../../lib/errors.js';
 import { basicAuthorization, SingleFlight, type CredentialLease, type CredentialSource } from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
 import { emit, type UpstreamEvents } from '../events.js';

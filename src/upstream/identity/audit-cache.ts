@@ -27,7 +27,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { UpstreamError } from '../../errors.js';
+import { UpstreamError } from '../../lib/errors.js';
 import { untilAborted } from '../deadline.js';
 import { errorForAbort } from '../error-mapping.js';
 import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';

@@ -10,8 +10,8 @@
  * - A failed request rejects its waiters and is forgotten: the next caller tries again.
  */
 import type { Logger } from 'pino';
-import type { IdentityConfig } from '../../config.js';
-import { UpstreamError } from '../../errors.js';
+import type { IdentityConfig } from '../../lib/config.js';
+import { UpstreamError } from '../../lib/errors.js';
 import { basicAuthorization, SingleFlight, type CredentialLease, type CredentialSource } from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
 import { emit, type UpstreamEvents } from '../events.js';

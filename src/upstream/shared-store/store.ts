@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RedisConfig } from '../../config.js';
+import type { RedisConfig } from '../../lib/config.js';
 
 const ENVELOPE_VERSION = 'gw1';
 /** Compare-and-delete: a lock is released only by the holder whose token it still carries. */

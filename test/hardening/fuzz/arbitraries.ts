@@ -4,7 +4,7 @@
  * `_entities` representations of every kind.
  */
 import fc from 'fast-check';
-import { MISSING_SESSION_ID, SESSION_IDS } from '../../../src/simulator/index.js';
+import { MISSING_SESSION_ID, SESSION_IDS } from '../../../simulator/index.js';
 
 /** What a client may see in `extensions.code`: the contract's codes and the README's additions. */
 export const CONTRACT_CODES: ReadonlySet<string> = new Set([

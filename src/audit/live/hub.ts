@@ -1,0 +1,388 @@
+/**
+ * Live audit subscriptions of one gateway: argument checks, the process-wide subscription limit,
+ * one shared poller per filter, and the catch-up read of subscriptions that give `since` or
+ * `resumeAfter`. Reads go through the identity client with the gateway's own credentials.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
+import { UPSTREAM_ACTIONS } from '../../upstream/identity/actions.js';
+import { createOperationDeadline } from '../../upstream/deadline.js';
+import { emit } from '../../upstream/events.js';
+import type { SharedStore } from '../../upstream/shared-store/store.js';
+import type { IdentityApi } from '../../upstream/types.js';
+import type { LiveAuditEvents, LiveEndReason } from './events.js';
+import { asGatewayError, FilterPoller } from './poller.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './read-budget.js';
+import { digestOf, filterKey, type LiveFilter, type LiveRecord } from './records.js';
+import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
+import { SharedFeed, StreamGap } from './shared-feed.js';
+import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
+import { Turns } from './turns.js';
+import { readWindow } from './window-read.js';
+
+export interface LiveAuditOptions {
+  readonly identity: IdentityApi | undefined;
+  readonly log: Logger;
+  readonly pollMs: number;
+  readonly settleMs: number;
+  readonly giveUpMs: number;
+  readonly maxSubscriptions: number;
+  /** Open subscriptions one caller may hold (by caller id): no caller can take every slot. */
+  readonly maxSubscriptionsPerCaller?: number | undefined;
+  /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
+  readonly maxFilters: number;
+  /** Records a client may leave unread before it is disconnected. */
+  readonly maxBuffered?: number;
+  /** How long a client may take nothing while records wait for it (see LiveSubscriber). */
+  readonly stallMs?: number;
+  /** How long an ended stream waits for its client before the connection is ended. */
+  readonly endGraceMs?: number;
+  readonly pageSize?: number;
+  /**
+   * Deadline of each catch-up read (REQUEST_TIMEOUT_MS), as of a query: one that times out is
+   * retried as any failed read. The live stream itself has none.
+   */
+  readonly catchUpTimeoutMs?: number;
+  /** Estimated heap every live read of the process may hold at once (see ReadBudget). */
+  readonly maxReadBytes?: number;
+  readonly now?: () => number;
+  readonly events?: LiveAuditEvents | undefined;
+  /** Replicas sharing Redis: one upstream poller per filter for all of them (see SharedFeed). */
+  readonly shared?: { readonly store: SharedStore; readonly leaseMs: number } | undefined;
+}
+
+export interface LiveSubscribeArgs {
+  readonly filter?: { readonly objectType?: string | null; readonly action?: string | null } | null | undefined;
+  readonly since?: Date | null | undefined;
+  readonly resumeAfter?: string | null | undefined;
+  /** Who subscribes (the gateway's caller id), for the per-caller limit. */
+  readonly callerId?: string | undefined;
+}
+
+export interface LiveAuditStats {
+  readonly subscriptions: number;
+  /** Subscriptions started since the gateway started. */
+  readonly started: number;
+  /** Filters being polled, with their subscriber count and polls so far. */
+  readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
+}
+
+const MAX_OBJECT_TYPE_CHARS = 256;
+/** How far back `since` may reach: as far as a resume token does. */
+const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
+/** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
+const SINCE_TOLERANCE_MS = 1000;
+const DEFAULT_MAX_BUFFERED = 1000;
+const ANONYMOUS_CALLER = 'anonymous';
+/**
+ * Catch-ups under way at once, process-wide: each makes upstream calls on the pool that queries
+ * use, and holds its records until its client has taken them.
+ */
+export const CATCH_UP_TURNS = 4;
+/** A client slow to take its replay passes the turn on after this long, and reads on. */
+export const CATCH_UP_TURN_MS = 30_000;
+/** Deadline of one catch-up read when none is configured: REQUEST_TIMEOUT_MS's default. */
+const CATCH_UP_READ_TIMEOUT_MS = 30_000;
+
+export class RateLimitedError extends GatewayError {
+  constructor(limit: number) {
+    super('RATE_LIMITED', `This gateway serves at most ${limit} live subscriptions at once; try again later.`, { limit });
+    this.name = 'RateLimitedError';
+  }
+}
+
+export class CallerRateLimitedError extends GatewayError {
+  constructor(limit: number) {
+    super('RATE_LIMITED', `A caller may hold at most ${limit} live subscriptions at once; end one, or try again later.`, { limit });
+    this.name = 'CallerRateLimitedError';
+  }
+}
+
+/** The gateway completes streams only when it shuts down. */
+const endReason = (ending: SubscriberEnding): LiveEndReason =>
+  ending === 'client' ? 'client' : ending === 'complete' ? 'shutdown' : ending.code;
+
+function filterOfKey(key: string): LiveFilter {
+  const [objectType, action] = JSON.parse(key) as [string | null, string | null];
+  return { objectType: objectType ?? undefined, action: action ?? undefined };
+}
+
+/** Why a filter is refused, or undefined: the arguments' filter and a token's go through it alike. */
+function filterProblem(filter: LiveFilter): string | undefined {
+  if (filter.objectType !== undefined && (filter.objectType.length === 0 || filter.objectType.length > MAX_OBJECT_TYPE_CHARS)) {
+    return `filter.objectType must be 1 to ${MAX_OBJECT_TYPE_CHARS} characters.`;
+  }
+  if (filter.action !== undefined && !(UPSTREAM_ACTIONS as readonly string[]).includes(filter.action)) {
+    return `filter.action must be one of ${UPSTREAM_ACTIONS.join(', ')}.`;
+  }
+  return undefined;
+}
+
+export class LiveAudit {
+  readonly #options: LiveAuditOptions & { now: () => number };
+  readonly #pollers = new Map<string, FilterPoller>();
+  readonly #subscribers = new Set<LiveSubscriber>();
+  /** Open subscriptions by caller id. */
+  readonly #byCaller = new Map<string, number>();
+  readonly #catchUpTurns = new Turns(CATCH_UP_TURNS);
+  readonly #readBudget: ReadBudget;
+  #closed = false;
+  #started = 0;
+
+  constructor(options: LiveAuditOptions) {
+    this.#options = { ...options, now: options.now ?? Date.now };
+    this.#readBudget = new ReadBudget(options.maxReadBytes ?? DEFAULT_LIVE_READ_BYTES);
+  }
+
+  /** Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED. */
+  subscribe(args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
+    const { now, settleMs, maxSubscriptions } = this.#options;
+    const identity = this.#options.identity;
+    if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
+    const start = now();
+    const { key, filter, resume } = this.#checkArgs(args, start);
+    if (this.#closed) return emptyStream();
+    if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+    const callerId = args.callerId ?? ANONYMOUS_CALLER;
+    const callerHolds = this.#byCaller.get(callerId) ?? 0;
+    const perCaller = this.#options.maxSubscriptionsPerCaller;
+    // Stryker disable next-line ConditionalExpression: without a limit the comparison is with undefined, false as well
+    if (perCaller !== undefined && callerHolds >= perCaller) throw new CallerRateLimitedError(perCaller);
+    if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
+      throw new GatewayError(
+        'RATE_LIMITED',
+        `This gateway polls at most ${this.#options.maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`,
+        { limit: this.#options.maxFilters },
+      );
+    }
+
+    const since = args.since?.getTime();
+    const floor = resume ? resume.floor : (since ?? start);
+    const subscriber = new LiveSubscriber({
+      filterKey: key,
+      floor,
+      settleMs,
+      maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
+      now,
+      onClose: (closed, ending) => {
+        this.#remove(closed, key, callerId);
+        emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
+      },
+      onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
+      ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered, position: resume.position } } : {}),
+    });
+    this.#subscribers.add(subscriber);
+    this.#byCaller.set(callerId, callerHolds + 1);
+    this.#started++;
+    const catchUp = since !== undefined || resume !== undefined;
+    if (catchUp) subscriber.hold();
+    const poller = this.#pollerFor(key, filter, floor);
+    poller.add(subscriber);
+    if (poller.feed && resume?.position !== undefined) {
+      void this.#catchUpFromStream(poller.feed, resume.position, subscriber).then(async (done) => {
+        if (!done) await this.#catchUp(identity, subscriber, filter, floor);
+      });
+    } else if (catchUp) void this.#catchUp(identity, subscriber, filter, floor);
+    return subscriber;
+  }
+
+  #checkArgs(args: LiveSubscribeArgs, now: number): { key: string; filter: LiveFilter; resume?: ResumePoint } {
+    const given: LiveFilter = { objectType: args.filter?.objectType ?? undefined, action: args.filter?.action ?? undefined };
+    const problem = filterProblem(given);
+    if (problem) throw new BadUserInputError(problem);
+    const since = args.since ?? undefined;
+    const resumeAfter = args.resumeAfter ?? undefined;
+    if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
+    if (since && since.getTime() < now - SINCE_MAX_MS - SINCE_TOLERANCE_MS) {
+      throw new BadUserInputError('`since` may be at most 15 minutes back.');
+    }
+    if (resumeAfter === undefined) return { key: filterKey(given), filter: given };
+    const resume = decodeResumeToken(resumeAfter, now);
+    const resumed = filterOfKey(resume.filterKey);
+    // Anyone can write a token: its filter gets the arguments' checks, and its floor reaches back no
+    // further than `since` could when it was issued, plus the settle time a resume re-reads for
+    // late records (an issued token's floor is up to that before its newest record).
+    const reachMs = SINCE_MAX_MS + SINCE_TOLERANCE_MS + this.#options.settleMs;
+    if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
+    const filterGiven = args.filter !== undefined && args.filter !== null;
+    if (filterGiven && resume.filterKey !== filterKey(given)) {
+      throw new BadUserInputError('resumeAfter was issued for another filter; give the same filter or none.');
+    }
+    return { key: resume.filterKey, filter: resumed, resume };
+  }
+
+  #pollerFor(key: string, filter: LiveFilter, floor: number): FilterPoller {
+    let poller = this.#pollers.get(key);
+    if (!poller) {
+      const { shared, settleMs, now } = this.#options;
+      const log = this.#options.log.child({ component: 'live-audit' });
+      const feed = shared
+        ? new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs: TOKEN_VALIDITY_MS + 2 * settleMs, log, now })
+        : undefined;
+      poller = new FilterPoller(key, filter, floor, {
+        feed,
+        identity: this.#options.identity!,
+        log: this.#options.log.child({ component: 'live-audit' }),
+        pollMs: this.#options.pollMs,
+        settleMs: this.#options.settleMs,
+        giveUpMs: this.#options.giveUpMs,
+        now: this.#options.now,
+        budget: this.#readBudget,
+        ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+        onStop: (stopped) => {
+          // Stryker disable next-line ConditionalExpression: a poller stops while still its key's; the check keeps a successor from being forgotten if that ever changes
+          if (this.#pollers.get(stopped.key) === stopped) this.#pollers.delete(stopped.key);
+        },
+      });
+      this.#pollers.set(key, poller);
+    }
+    return poller;
+  }
+
+  /**
+   * A resume whose token carries a stream position catches up from the filter's stream, in the
+   * stream's order, part by part as the client takes them. False when the stream no longer holds
+   * that position (trimmed, Redis restarted or away): the caller reads the upstream instead.
+   */
+  async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
+    try {
+      for await (const part of feed.after(position)) {
+        if (subscriber.signal.aborted) return true;
+        await subscriber.releasePart(part);
+      }
+    } catch (error) {
+      if (error instanceof StreamGap) return subscriber.signal.aborted;
+      throw error;
+    }
+    void subscriber.release([]);
+    return true;
+  }
+
+  /**
+   * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
+   * through. Each read has the deadline of a query (catchUpTimeoutMs). A window larger than the
+   * live reads may hold comes in parts, oldest first, each read once the client has taken the one
+   * before. A turn is held from a read until the client has taken its part (or for
+   * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
+   * client leaves stops at once.
+   */
+  async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
+    const { now, log, pollMs, giveUpMs } = this.#options;
+    const { signal } = subscriber;
+    let next: PartStart = { from: floor, deliveredAtFrom: new Set() };
+    let failingSince: number | undefined;
+    while (!signal.aborted) {
+      const giveBack = await this.#catchUpTurns.take(signal);
+      if (!giveBack) return;
+      const readAt = now();
+      let taken: Promise<void> | undefined;
+      const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
+      try {
+        const { from, deliveredAtFrom } = next;
+        const part = await readWindow({
+          identity,
+          filter,
+          fromMillis: from,
+          toMillis: readAt,
+          log,
+          budget: this.#readBudget,
+          known: (record) => record.timestamp === from && deliveredAtFrom.has(digestOf(record.uuid)),
+          signal: deadline.signal,
+          expiresAt: deadline.expiresAt,
+          ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+        }).finally(() => deadline.dispose());
+        failingSince = undefined;
+        try {
+          taken = part.complete ? subscriber.release(part.records) : subscriber.releasePart(part.records);
+        } finally {
+          part.release();
+        }
+        if (!part.complete) next = nextPartStart(part.records, next);
+        await atMost(CATCH_UP_TURN_MS, taken);
+        if (part.complete) return;
+      } catch (error) {
+        if (signal.aborted) return;
+        const failure = asGatewayError(error);
+        failingSince ??= readAt;
+        if (now() - failingSince >= giveUpMs) {
+          // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the stream's error is not logged again.
+          log.warn({ code: failure.code, filter }, 'live audit catch-up gave up: upstream failing');
+          void subscriber.release([]);
+          subscriber.fail(markLogged(failure));
+          return;
+        }
+        log.warn({ code: failure.code, filter }, 'live audit catch-up read failed; retrying');
+      } finally {
+        giveBack();
+      }
+      // The next part is read once the client has this one: a catch-up queues one part at a time.
+      if (taken) await taken;
+      // Stryker disable next-line ObjectLiteral: without the signal a loop whose client left ends a pause later, having done nothing
+      else await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  /** Tells a stream how to end its client's connection should the client stop reading. */
+  connect(stream: AsyncIterableIterator<LiveItem>, endIfUndrained: (() => void) | undefined): void {
+    if (!(stream instanceof LiveSubscriber)) return;
+    stream.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
+  }
+
+  #remove(subscriber: LiveSubscriber, key: string, callerId: string): void {
+    this.#subscribers.delete(subscriber);
+    const holds = (this.#byCaller.get(callerId) ?? 1) - 1;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: keeping a caller's count at 0 rather than deleting it only costs memory
+    if (holds > 0) this.#byCaller.set(callerId, holds);
+    else this.#byCaller.delete(callerId);
+    // Stryker disable next-line OptionalChaining: a poller stops only once its subscribers have left, so it is always there
+    this.#pollers.get(key)?.remove(subscriber);
+  }
+
+  stats(): LiveAuditStats {
+    return {
+      subscriptions: this.#subscribers.size,
+      started: this.#started,
+      pollers: [...this.#pollers.values()].map((p) => ({ filter: p.filter, subscribers: p.subscriberCount, polls: p.polls })),
+    };
+  }
+
+  /** Ends every stream cleanly (their clients see `complete`) and stops polling. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    for (const subscriber of [...this.#subscribers]) subscriber.complete();
+    // Each poller stops as its last subscriber leaves; stopped here too, so that none outlives close.
+    // Stryker disable next-line all: equivalent while every poller has a subscriber
+    for (const poller of [...this.#pollers.values()]) poller.stop();
+  }
+}
+
+/** Where a catch-up's next part starts: at its newest record's time, less what was delivered at that instant. */
+interface PartStart {
+  readonly from: number;
+  /** Digests: an instant may hold many records, each uuid as long as the upstream likes. */
+  readonly deliveredAtFrom: Set<string>;
+}
+
+/** `part` is not empty: a read that keeps nothing of an unfinished window fails instead. */
+function nextPartStart(part: readonly LiveRecord[], previous: PartStart): PartStart {
+  const newest = part.at(-1)!.timestamp;
+  const deliveredAtFrom = newest === previous.from ? previous.deliveredAtFrom : new Set<string>();
+  for (const record of part) if (record.timestamp === newest) deliveredAtFrom.add(record.digest);
+  return { from: newest, deliveredAtFrom };
+}
+
+/** Waits for `promise`, `ms` at most. */
+async function atMost(ms: number, promise: Promise<void>): Promise<void> {
+  const timeUp = new AbortController();
+  try {
+    // Stryker disable next-line ObjectLiteral: without the signal the timer runs out on its own; nothing waits for it
+    await Promise.race([promise, sleep(ms, undefined, { signal: timeUp.signal })]);
+  } finally {
+    timeUp.abort();
+  }
+}
+
+function emptyStream(): AsyncIterableIterator<LiveItem> {
+  return (async function* empty() {})();
+}

@@ -1,0 +1,238 @@
+/**
+ * The poller of one filter, shared by every subscription of that filter. Each poll reads the
+ * window from the newest record it delivered minus the settle time (late-ingested records are
+ * still in it) up to now, pinned while it pages, and hands the records it has not seen before,
+ * oldest first, to every subscriber. A window larger than the live reads may hold is delivered in
+ * parts, oldest first, one a poll (see readWindow). Failures are retried at the next poll; once the
+ * upstream has failed for `giveUpMs` the poller ends its subscribers' streams with the error and
+ * stops.
+ *
+ * With a shared feed (replicas sharing Redis) only the replica holding the filter's lease reads
+ * the upstream, and appends what it reads to the filter's stream instead of delivering it; every
+ * replica delivers what its feed reads from the stream, in the stream's order. The window and the
+ * records known in it follow the stream too, so that whichever replica holds the lease next reads
+ * on from where the stream stands. While Redis does not answer, each replica polls on its own.
+ */
+import type { Logger } from 'pino';
+import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
+import type { IdentityApi } from '../../upstream/types.js';
+import type { LiveFilter, LiveRecord } from './records.js';
+import type { ReadBudget } from './read-budget.js';
+import type { FeedRole, SharedFeed } from './shared-feed.js';
+import type { LiveSubscriber } from './subscriber.js';
+import { readWindow, type WindowPart } from './window-read.js';
+
+export interface PollerOptions {
+  readonly identity: IdentityApi;
+  readonly log: Logger;
+  readonly pollMs: number;
+  readonly settleMs: number;
+  readonly giveUpMs: number;
+  readonly now: () => number;
+  /** Shared by every live read of the process. */
+  readonly budget: ReadBudget;
+  readonly pageSize?: number;
+  /** Called when the poller stops (last subscriber gone, or given up). */
+  readonly onStop: (poller: FilterPoller) => void;
+  /** The filter's stream shared with other replicas; unset: this process polls for itself. */
+  readonly feed?: SharedFeed | undefined;
+}
+
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new UpstreamError('UPSTREAM_UNAVAILABLE', 'identity', 'The identity service could not be read.', {
+    cause: error instanceof Error ? error.message : String(error),
+  });
+}
+
+const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () => {} };
+
+export class FilterPoller {
+  readonly key: string;
+  readonly filter: LiveFilter;
+  readonly #options: PollerOptions;
+  readonly #subscribers = new Set<LiveSubscriber>();
+  /** Oldest time any subscriber may be given; lowered by catch-up subscribers. */
+  #floor: number;
+  #newest: number | undefined;
+  /** uuid -> timestamp of what this poller handed out within its current window. */
+  #seen = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #abort = new AbortController();
+  #failingSince: number | undefined;
+  #stopped = false;
+  #polling = false;
+  /** The next poll is due at once: the lease was taken while a poll was under way. */
+  #pollAgain = false;
+  /** The role of the last poll; undefined before the first. */
+  #role: FeedRole | undefined;
+  /** Upstream reads made: tests and the bench read it. */
+  polls = 0;
+
+  constructor(key: string, filter: LiveFilter, floor: number, options: PollerOptions) {
+    this.key = key;
+    this.filter = filter;
+    this.#floor = floor;
+    this.#options = options;
+    // From now: what a catch-up subscriber needs from before is read by its catch-up.
+    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
+    options.feed?.onLeaseTaken(() => this.#pollNow());
+  }
+
+  get feed(): SharedFeed | undefined {
+    return this.#options.feed;
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  add(subscriber: LiveSubscriber): void {
+    // Stryker disable next-line EqualityOperator: an equal floor leaves it as it was
+    if (subscriber.floor < this.#floor) this.#floor = subscriber.floor;
+    this.#subscribers.add(subscriber);
+    if (this.#timer === undefined && !this.#stopped) this.#schedule();
+  }
+
+  remove(subscriber: LiveSubscriber): void {
+    if (!this.#subscribers.delete(subscriber)) return;
+    if (this.#subscribers.size === 0) this.stop();
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#abort.abort();
+    this.#options.feed?.stop();
+    this.#options.onStop(this);
+  }
+
+  #schedule(): void {
+    this.#timer = setTimeout(() => void this.#poll(), this.#pollAgain ? 0 : this.#options.pollMs);
+    this.#pollAgain = false;
+  }
+
+  /** This replica took the filter's lease between polls: it reads for every replica from now on. */
+  #pollNow(): void {
+    if (this.#stopped) return;
+    if (this.#polling) {
+      this.#pollAgain = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    void this.#poll();
+  }
+
+  /** The window a poll reads starts here. */
+  #windowStart(): number {
+    return this.#newest === undefined ? this.#floor : Math.max(this.#floor, this.#newest - this.#options.settleMs);
+  }
+
+  async #poll(): Promise<void> {
+    this.#polling = true;
+    try {
+      await this.#pollOnce();
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  async #pollOnce(): Promise<void> {
+    const role = await this.#takeRole();
+    if (this.#stopped) return;
+    // The holder reads for this replica: its records come through the stream.
+    if (role === 'follower') {
+      this.#failingSince = undefined;
+      this.#schedule();
+      return;
+    }
+    const { now, log } = this.#options;
+    const fromMillis = this.#windowStart();
+    const toMillis = now();
+    try {
+      this.polls++;
+      const part =
+        fromMillis > toMillis
+          ? NOTHING_TO_READ
+          : await readWindow({
+              identity: this.#options.identity,
+              filter: this.filter,
+              fromMillis,
+              toMillis,
+              log,
+              budget: this.#options.budget,
+              known: (record) => this.#seen.has(record.uuid),
+              signal: this.#abort.signal,
+              ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+            });
+      try {
+        if (this.#stopped) return;
+        this.#failingSince = undefined;
+        await this.#deliver(role, part.records);
+      } finally {
+        part.release();
+      }
+    } catch (error) {
+      if (this.#stopped) return;
+      const failure = asGatewayError(error);
+      this.#failingSince ??= toMillis;
+      if (now() - this.#failingSince >= this.#options.giveUpMs) {
+        // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
+        log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
+        markLogged(failure);
+        for (const subscriber of [...this.#subscribers]) subscriber.fail(failure);
+        this.stop();
+        return;
+      }
+      log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poll failed; retrying');
+    }
+    if (!this.#stopped) this.#schedule();
+  }
+
+  async #takeRole(): Promise<FeedRole> {
+    const feed = this.#options.feed;
+    if (!feed) return 'local';
+    const role = await feed.role();
+    // Back from polling alone: the stream gets the whole window, whatever this replica delivered
+    // meanwhile (other replicas' subscribers may not have it; each subscriber knows its own).
+    if (role === 'holder' && this.#role === 'local') this.#seen.clear();
+    this.#role = role;
+    return role;
+  }
+
+  /** A poll's records: to the stream when this replica holds the filter's lease, else to its subscribers. */
+  async #deliver(role: FeedRole, records: readonly LiveRecord[]): Promise<void> {
+    if (role !== 'holder' || records.length === 0) {
+      this.#publish(records);
+      return;
+    }
+    const appended = await this.#options.feed!.append(records);
+    if (this.#stopped) return;
+    // Known once appended, so the next poll does not append them again before the stream brings them back.
+    if (appended === 'appended') this.#note(records);
+    // Redis went away mid-append: delivered here (what did reach the stream is known by uuid).
+    else if (appended === 'unavailable') this.#publish(records);
+    // Fenced: the new holder reads the window on from the stream, these included.
+  }
+
+  /** Delivers records new to this poller (a read leaves out what it has seen; the stream brings each once). */
+  #publish(records: readonly LiveRecord[]): void {
+    this.#note(records);
+    if (records.length === 0) return;
+    for (const subscriber of this.#subscribers) subscriber.offer(records);
+  }
+
+  /** Moves the window on past `records`. */
+  #note(records: readonly LiveRecord[]): void {
+    for (const record of records) {
+      this.#seen.set(record.uuid, record.timestamp);
+      // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
+      if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
+    }
+    // Bounded memory: a uuid below the next window's start cannot be read again.
+    const start = this.#windowStart();
+    // Stryker disable next-line ConditionalExpression: forgetting none only costs memory (forgetting all is caught)
+    for (const [uuid, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(uuid);
+  }
+}

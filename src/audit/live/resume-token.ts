@@ -1,0 +1,168 @@
+/**
+ * `resumeAfter` tokens: where a stream stood right after one record, so that a new subscription
+ * continues from there. A token carries the filter, the newest time delivered so far, the oldest
+ * time the new stream may deliver, when it was issued, and the digests of the records delivered
+ * within the settle time before it (those a re-read of that time would otherwise repeat).
+ * Binary, base64url: opaque to clients, a few hundred bytes in steady use, bounded by MAX_ENTRIES.
+ * A CRC-32 at the end (src/lib/checksum.ts) refuses a token cut short or altered, which could otherwise
+ * read as another filter's or with other digests. Tokens are not signed, so anyone can write one:
+ * a decoded token is refused unless it is one the gateway could have issued (its times in order,
+ * its filter spelled as the gateway spells it), and the hub gives its filter and floor the checks
+ * the arguments get. With replicas sharing Redis a token also carries the filter's stream position
+ * of its record (version 3, the position after the digests); a token without one (version 2) reads
+ * as before.
+ */
+import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../../lib/checksum.js';
+import { BadUserInputError } from '../../lib/errors.js';
+import { DIGEST_BYTES } from './records.js';
+
+export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
+/** At most this many digests; past it the oldest are left out and `floor` rises above them. */
+export const MAX_ENTRIES = 128;
+/** How far a token's issue time may be ahead of this instance's clock: tokens move between instances. */
+const CLOCK_SKEW_MS = 60_000;
+const VERSION = 2;
+const VERSION_WITH_POSITION = 3;
+/** A Redis stream id: milliseconds, a dash, a sequence number. */
+const STREAM_ID = /^\d{1,16}-\d{1,20}$/;
+const MAX_TOKEN_CHARS = 8192;
+const ENTRY_BYTES = DIGEST_BYTES + 4;
+
+export interface DeliveredEntry {
+  readonly digest: string;
+  readonly timestamp: number;
+}
+
+export interface ResumePoint {
+  readonly filterKey: string;
+  /** Newest record time delivered up to the token's record. */
+  readonly newest: number;
+  /** The resumed stream delivers nothing stamped before this. */
+  readonly floor: number;
+  readonly issuedAt: number;
+  readonly delivered: readonly DeliveredEntry[];
+  /** The filter's shared stream id of the token's record, or of the newest stream record before it. */
+  readonly position?: string | undefined;
+}
+
+/** Keeps the newest MAX_ENTRIES entries; raises the floor above every entry left out. */
+export function boundedPoint(point: ResumePoint): ResumePoint {
+  if (point.delivered.length <= MAX_ENTRIES) return point;
+  const byTime = [...point.delivered].sort((a, b) => b.timestamp - a.timestamp);
+  const cut = byTime[MAX_ENTRIES]!.timestamp;
+  return {
+    ...point,
+    floor: Math.max(point.floor, cut + 1),
+    delivered: byTime.filter((entry) => entry.timestamp > cut),
+  };
+}
+
+export function encodeResumeToken(input: ResumePoint): string {
+  const point = boundedPoint(input);
+  // Stryker disable next-line StringLiteral: Buffer's default encoding is utf8
+  const filter = Buffer.from(point.filterKey, 'utf8');
+  const position = point.position === undefined ? undefined : Buffer.from(point.position, 'latin1');
+  const positionBytes = position ? 1 + position.length : 0;
+  const buffer = Buffer.alloc(1 + 24 + 2 + filter.length + 2 + point.delivered.length * ENTRY_BYTES + positionBytes + CHECKSUM_BYTES);
+  let at = buffer.writeUInt8(position ? VERSION_WITH_POSITION : VERSION, 0);
+  at = buffer.writeDoubleBE(point.newest, at);
+  at = buffer.writeDoubleBE(point.floor, at);
+  at = buffer.writeDoubleBE(point.issuedAt, at);
+  at = buffer.writeUInt16BE(filter.length, at);
+  at += filter.copy(buffer, at);
+  at = buffer.writeUInt16BE(point.delivered.length, at);
+  for (const entry of point.delivered) {
+    at += Buffer.from(entry.digest, 'base64url').copy(buffer, at);
+    at = buffer.writeUInt32BE(Math.min(0xffffffff, Math.max(0, point.newest - entry.timestamp)), at);
+  }
+  if (position) {
+    at = buffer.writeUInt8(position.length, at);
+    at += position.copy(buffer, at);
+  }
+  writeChecksum(buffer, at);
+  return buffer.toString('base64url');
+}
+
+/** A key as `filterKey` writes it: another spelling of one filter would be polled apart. */
+function isFilterKey(key: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(key);
+    return (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      parsed.every((part) => part === null || typeof part === 'string') &&
+      JSON.stringify(parsed) === key
+    );
+  // Stryker disable next-line BlockStatement: undefined is as false as false
+  } catch {
+    return false;
+  }
+}
+
+/** What a token the gateway did not issue (or that was altered) answers: BAD_USER_INPUT. */
+export const malformedToken = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
+
+function decode(token: string): ResumePoint {
+  if (token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformedToken();
+  const text = Buffer.from(token, 'base64url');
+  // The last character's spare bits admit other spellings of the same bytes: only ours is one.
+  if (text.toString('base64url') !== token) throw malformedToken();
+  const buffer = checkedPayload(text);
+  if (!buffer) throw malformedToken();
+  const need = (bytes: number, at: number) => {
+    if (at + bytes > buffer.length) throw malformedToken();
+  };
+  need(27, 0);
+  const version = buffer.readUInt8(0);
+  if (version !== VERSION && version !== VERSION_WITH_POSITION) throw malformedToken();
+  const newest = buffer.readDoubleBE(1);
+  const floor = buffer.readDoubleBE(9);
+  const issuedAt = buffer.readDoubleBE(17);
+  if (![newest, floor, issuedAt].every(Number.isSafeInteger)) throw malformedToken();
+  const filterLength = buffer.readUInt16BE(25);
+  need(filterLength + 2, 27);
+  const filterKey = buffer.toString('utf8', 27, 27 + filterLength);
+  if (!isFilterKey(filterKey)) throw malformedToken();
+  let at = 27 + filterLength;
+  const count = buffer.readUInt16BE(at);
+  at += 2;
+  const entriesEnd = at + count * ENTRY_BYTES;
+  if (count > MAX_ENTRIES || (version === VERSION ? buffer.length !== entriesEnd : buffer.length <= entriesEnd)) throw malformedToken();
+  const delivered: DeliveredEntry[] = [];
+  for (let i = 0; i < count; i++, at += ENTRY_BYTES) {
+    delivered.push({
+      digest: buffer.toString('base64url', at, at + DIGEST_BYTES),
+      timestamp: newest - buffer.readUInt32BE(at + DIGEST_BYTES),
+    });
+  }
+  if (version === VERSION) return { filterKey, newest, floor, issuedAt, delivered };
+  const positionLength = buffer.readUInt8(at);
+  if (buffer.length !== at + 1 + positionLength) throw malformedToken();
+  const position = buffer.toString('latin1', at + 1);
+  if (!STREAM_ID.test(position)) throw malformedToken();
+  return { filterKey, newest, floor, issuedAt, delivered, position };
+}
+
+/**
+ * Whether the times are in the order an issued token has them: delivered records stamped from the
+ * floor (raised at most 1 ms past the newest, by boundedPoint) up to the newest, which was read
+ * before the token was issued, which is not later than now.
+ */
+function inOrder(point: ResumePoint, now: number): boolean {
+  return (
+    point.issuedAt <= now + CLOCK_SKEW_MS &&
+    point.newest <= point.issuedAt + CLOCK_SKEW_MS &&
+    point.floor <= point.newest + 1 &&
+    point.delivered.every((entry) => entry.timestamp >= point.floor)
+  );
+}
+
+/** The resume point of a token, or BAD_USER_INPUT when it is malformed or expired. */
+export function decodeResumeToken(token: string, now: number): ResumePoint {
+  const point = decode(token);
+  if (!inOrder(point, now)) throw malformedToken();
+  if (now - point.issuedAt > TOKEN_VALIDITY_MS) {
+    throw new BadUserInputError('resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.');
+  }
+  return point;
+}

@@ -1,0 +1,233 @@
+/**
+ * One filter's share of the live tail when replicas share Redis (REDIS_URL): the replica holding
+ * the filter's lease polls the upstream and appends what it reads to the filter's stream (fenced,
+ * see FilterLease); every replica with subscribers of the filter reads that stream with one
+ * blocking reader and hands the entries to the filter's poller, which delivers them to its own
+ * subscribers. The stream's order is the order every subscriber on every replica sees.
+ *
+ * Only replicas with subscribers of a filter take part in it: holding the lease means having
+ * subscribers, so the holder stops and releases the lease with its last one. The lease key expires
+ * two thirds of the lease after its last renewal (the holder renews every third), and every other
+ * replica with subscribers tries to take it every third, polls or not: a holder that dies or stalls
+ * is replaced within the lease, and the new holder's poller polls at once (onLeaseTaken).
+ * While Redis does not answer, the replica polls for its own subscribers (role `local`).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { auditRecordSchema } from '../../upstream/identity/schemas.js';
+import { FilterLease } from '../../upstream/shared-store/filter-lease.js';
+import type { BlockingReader, SharedStore, StreamEntry } from '../../upstream/shared-store/store.js';
+import { toLiveRecord, type LiveRecord } from './records.js';
+
+/** What this replica does for a filter at its next poll. */
+export type FeedRole = 'holder' | 'follower' | 'local';
+
+export type FeedAppend = 'appended' | 'fenced' | 'unavailable';
+
+export interface SharedFeedOptions {
+  readonly store: SharedStore;
+  readonly leaseMs: number;
+  /** How far back the stream is kept: a resume token's lifetime plus the settle time. */
+  readonly horizonMs: number;
+  readonly log: Logger;
+  readonly now: () => number;
+  /** How long one blocking read waits for entries before it is made again. */
+  readonly blockMs?: number;
+}
+
+const ENTRY_KIND = 'live-record';
+const ENTRY_FIELD = 'r';
+const DEFAULT_BLOCK_MS = 2000;
+/** Pause before a stream read is tried again once Redis did not answer. */
+const RETRY_READ_MS = 200;
+/** Entries per append script and per catch-up range. */
+const BATCH = 500;
+/**
+ * Stream ids are Redis's clock, record times the upstream's: a reader starts this much earlier than
+ * the records it needs, so that a skew between the two loses nothing (what it reads twice is known).
+ */
+const CLOCK_SKEW_MS = 60_000;
+
+/** Stream ids compare as (milliseconds, sequence). */
+export function compareStreamIds(a: string, b: string): number {
+  const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
+  return aMs === bMs ? Number(aSeq - bSeq) : aMs < bMs ? -1 : 1;
+}
+
+export class SharedFeed {
+  readonly #options: SharedFeedOptions;
+  readonly #lease: FilterLease;
+  readonly #reader: BlockingReader;
+  #holding = false;
+  #stopped = false;
+  /** Renews the lease between polls, and during a long read: a poll interval may exceed the lease. */
+  #renewal: NodeJS.Timeout | undefined;
+  /** Tries to take the lease between polls while another replica holds it. */
+  #contention: NodeJS.Timeout | undefined;
+  #onLeaseTaken: (() => void) | undefined;
+
+  constructor(filterKey: string, options: SharedFeedOptions) {
+    this.#options = options;
+    this.#lease = new FilterLease(options.store, filterKey, Math.ceil((options.leaseMs * 2) / 3));
+    this.#reader = options.store.blockingReader(options.blockMs ?? DEFAULT_BLOCK_MS);
+  }
+
+  get streamKey(): string {
+    return this.#lease.streamKey;
+  }
+
+  /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */
+  async role(): Promise<FeedRole> {
+    const { store } = this.#options;
+    if (!store.isUp()) {
+      this.#holding = false;
+      return 'local';
+    }
+    this.#holding = this.#holding ? (await this.#lease.renew()) || (await this.#lease.acquire()) : await this.#lease.acquire();
+    if (!store.isUp()) this.#holding = false;
+    this.#keepTimers();
+    if (!store.isUp()) return 'local';
+    return this.#holding ? 'holder' : 'follower';
+  }
+
+  /** Called when this replica takes the lease between polls: its poller then polls as the holder. */
+  onLeaseTaken(listener: () => void): void {
+    this.#onLeaseTaken = listener;
+  }
+
+  /** The holder renews its lease; a follower contends for it; neither while stopped or Redis is away. */
+  #keepTimers(): void {
+    const every = this.#options.leaseMs / 3;
+    if (!this.#holding || this.#stopped) {
+      clearInterval(this.#renewal);
+      this.#renewal = undefined;
+    } else {
+      this.#renewal ??= setInterval(() => {
+        void this.#lease.renew().then((held) => {
+          if (!held) this.#holding = false;
+          if (!this.#holding) this.#keepTimers();
+        });
+      }, every);
+      this.#renewal.unref();
+    }
+    if (this.#holding || this.#stopped || !this.#options.store.isUp()) {
+      clearInterval(this.#contention);
+      this.#contention = undefined;
+    } else {
+      this.#contention ??= setInterval(() => void this.#contend(), every);
+      this.#contention.unref();
+    }
+  }
+
+  async #contend(): Promise<void> {
+    const taken = this.#options.store.isUp() && !this.#holding && !this.#stopped && (await this.#lease.acquire());
+    if (taken && this.#stopped) void this.#lease.release();
+    // Taken meanwhile by a poll of this replica: that poll reads as the holder already.
+    const news = taken && !this.#stopped && !this.#holding;
+    if (news) this.#holding = true;
+    this.#keepTimers();
+    if (news) this.#onLeaseTaken?.();
+  }
+
+  /** Appends a poll's records, oldest first, while the lease is still this replica's. */
+  async append(records: readonly LiveRecord[]): Promise<FeedAppend> {
+    const { store, now, horizonMs } = this.#options;
+    for (let at = 0; at < records.length; at += BATCH) {
+      const entries = records.slice(at, at + BATCH).map((r) => store.seal(this.streamKey, ENTRY_KIND, JSON.stringify(r.record)));
+      const answer = await this.#lease.append(entries, now() - horizonMs);
+      if (answer.outcome !== 'appended') {
+        if (answer.outcome === 'fenced') this.#holding = false;
+        // Part of a poll appended: the rest is delivered as the caller decides, its duplicates known by uuid.
+        return answer.outcome;
+      }
+    }
+    return 'appended';
+  }
+
+  /**
+   * Reads the stream from the entries appended `fromMillis` on (less the clock skew) until stopped,
+   * handing each batch to `deliver`, oldest first.
+   */
+  follow(fromMillis: number, deliver: (records: LiveRecord[]) => void): void {
+    let position = `${Math.max(0, Math.floor(fromMillis - CLOCK_SKEW_MS))}-0`;
+    void (async () => {
+      while (!this.#stopped) {
+        const entries = await this.#reader.read(this.streamKey, position);
+        if (this.#stopped) return;
+        if (entries === undefined) {
+          await sleep(RETRY_READ_MS);
+          continue;
+        }
+        if (entries.length === 0) continue;
+        position = entries.at(-1)![0];
+        const records = this.#decode(entries);
+        if (records.length > 0) deliver(records);
+      }
+    })();
+    // Following means having subscribers: contend for the lease from now, not only from the first poll.
+    this.#keepTimers();
+  }
+
+  /**
+   * The entries after `position`, in batches, oldest first: undefined when the stream no longer
+   * holds that position (trimmed, or Redis restarted empty) or Redis does not answer.
+   */
+  async *after(position: string): AsyncGenerator<LiveRecord[], void, undefined> {
+    const { store } = this.#options;
+    const first = await store.streamFirstId(this.streamKey);
+    if (!first || compareStreamIds(first, position) > 0) throw new StreamGap();
+    let from = position;
+    for (;;) {
+      const entries = await store.streamAfter(this.streamKey, from, BATCH);
+      if (entries === undefined) throw new StreamGap();
+      if (entries.length === 0) return;
+      from = entries.at(-1)![0];
+      yield this.#decode(entries);
+      if (entries.length < BATCH) return;
+    }
+  }
+
+  #decode(entries: readonly StreamEntry[]): LiveRecord[] {
+    const records: LiveRecord[] = [];
+    let foreign = 0;
+    for (const [id, fields] of entries) {
+      const record = this.#recordOf(fields);
+      if (record) records.push({ ...toLiveRecord(record), position: id });
+      else foreign++;
+    }
+    if (foreign > 0) this.#options.log.warn({ foreign, stream: this.streamKey }, 'live audit stream entries skipped: not written by the gateway');
+    return records;
+  }
+
+  #recordOf(fields: readonly string[]) {
+    if (fields.length !== 2 || fields[0] !== ENTRY_FIELD) return undefined;
+    const payload = this.#options.store.open(this.streamKey, ENTRY_KIND, fields[1]);
+    if (payload === undefined) return undefined;
+    try {
+      const parsed = auditRecordSchema.safeParse(JSON.parse(payload));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stops reading, and gives the lease up if held: a replica that still has subscribers takes it. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearInterval(this.#renewal);
+    clearInterval(this.#contention);
+    this.#reader.close();
+    if (this.#holding) void this.#lease.release();
+    this.#holding = false;
+  }
+}
+
+/** The stream no longer holds what a resume needs: it is read from the upstream instead. */
+export class StreamGap extends Error {
+  constructor() {
+    super('the live audit stream does not hold the position asked');
+    this.name = 'StreamGap';
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Reads the records of one time window through the identity client, paging with the window pinned
+ * (`toMillis` fixed when the read starts), and returns them oldest first. Records that shift across
+ * a page boundary while paging are read twice at worst; they are kept once, by uuid.
+ *
+ * What a read keeps is bounded by the heap every live read may hold together (ReadBudget). Pages
+ * come newest first, so a read that runs out of room keeps the oldest records it has found and
+ * leaves out every newer one: it returns part of the window, oldest first, and the caller reads
+ * on from the newest record of that part. Nothing is lost, and a window of any size is delivered
+ * in parts that each fit. Each page is read in one of the few page turns all live reads share.
+ */
+import type { Logger } from 'pino';
+import { CallerGoneError, GatewayError, UpstreamError } from '../../lib/errors.js';
+import { errorForAbort } from '../../upstream/error-mapping.js';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
+import type { AuditRowResult, IdentityApi } from '../../upstream/types.js';
+import { HeapEstimate, type ReadBudget } from './read-budget.js';
+import { oldestFirst, toLiveRecord, type LiveFilter, type LiveRecord } from './records.js';
+
+export const UPSTREAM_PAGE_SIZE = 5000;
+/**
+ * A window whose rows do not run out within this many pages is an upstream error: its oldest
+ * records would be left unread, and delivering the rest would move the window past them.
+ */
+export const MAX_PAGES_PER_READ = 40;
+
+export interface WindowRead {
+  readonly identity: IdentityApi;
+  readonly filter: LiveFilter;
+  readonly fromMillis: number;
+  readonly toMillis: number;
+  readonly log: Logger;
+  readonly budget: ReadBudget;
+  /** Records the caller already has: neither kept nor counted against the budget. */
+  readonly known?: (record: AuditRecord) => boolean;
+  /** Aborts when the reader goes away, or when the read's deadline passes (see `expiresAt`). */
+  readonly signal?: AbortSignal;
+  /** When the read's deadline passes (performance.now()'s clock); unset: its calls' own timeouts only. */
+  readonly expiresAt?: number;
+  readonly pageSize?: number;
+}
+
+export interface WindowPart {
+  /** Oldest first. */
+  readonly records: LiveRecord[];
+  /** False when newer records of the window were left out for the memory bound: read on from the newest of `records`. */
+  readonly complete: boolean;
+  /** Gives back what the records hold of the budget: call once they are handed over. */
+  release(): void;
+}
+
+interface Kept {
+  readonly record: AuditRecord;
+  readonly bytes: number;
+}
+
+/** What a read keeps: the oldest records of the window that fit in the budget. */
+class OldestKept {
+  readonly #budget: ReadBudget;
+  readonly #estimate = new HeapEstimate();
+  readonly #byUuid = new Map<string, Kept>();
+  #bytes = 0;
+  /** The oldest record left out: every record kept is older, and no newer one is kept any more. */
+  #leftOut: AuditRecord | undefined;
+
+  constructor(budget: ReadBudget) {
+    this.#budget = budget;
+  }
+
+  get complete(): boolean {
+    return this.#leftOut === undefined;
+  }
+
+  get size(): number {
+    return this.#byUuid.size;
+  }
+
+  /** Keeps what fits of one page's new records; if not all do, the oldest of these and the kept ones. */
+  add(records: readonly AuditRecord[]): void {
+    const candidates = new Map<string, Kept>();
+    for (const record of records) {
+      if (this.#byUuid.has(record.uuid) || candidates.has(record.uuid)) continue;
+      // Stryker disable next-line EqualityOperator: the left-out record itself, kept on a later page, leaves no gap
+      if (this.#leftOut && oldestFirst(record, this.#leftOut) >= 0) continue;
+      candidates.set(record.uuid, { record, bytes: this.#estimate.recordBytes(record) });
+    }
+    let bytes = 0;
+    for (const candidate of candidates.values()) bytes += candidate.bytes;
+    // Stryker disable next-line ConditionalExpression: the way below keeps the same records (all fit), only slower
+    if (this.#budget.tryReserve(bytes)) {
+      this.#bytes += bytes;
+      for (const [uuid, candidate] of candidates) this.#byUuid.set(uuid, candidate);
+      return;
+    }
+    // Room is made by leaving out the newest: what is kept stays the oldest records of the window.
+    const all = [...this.#byUuid.values(), ...candidates.values()].sort((a, b) => oldestFirst(a.record, b.record));
+    this.release();
+    for (const candidate of all) {
+      if (!this.#budget.tryReserve(candidate.bytes)) {
+        this.#leftOut = candidate.record;
+        return;
+      }
+      this.#bytes += candidate.bytes;
+      this.#byUuid.set(candidate.record.uuid, candidate);
+    }
+  }
+
+  records(): LiveRecord[] {
+    return [...this.#byUuid.values()].map((kept) => toLiveRecord(kept.record)).sort(oldestFirst);
+  }
+
+  release(): void {
+    this.#budget.release(this.#bytes);
+    this.#bytes = 0;
+    this.#byUuid.clear();
+  }
+}
+
+export async function readWindow(read: WindowRead): Promise<WindowPart> {
+  const pageSize = read.pageSize ?? UPSTREAM_PAGE_SIZE;
+  const kept = new OldestKept(read.budget);
+  const outside = { earlier: 0, later: 0 };
+  let unreadable = 0;
+  try {
+    for (let page = 0; ; page++) {
+      if (page === MAX_PAGES_PER_READ) throw endlessWindow();
+      const giveBack = await read.budget.pageTurn(read.signal);
+      if (!giveBack) throw stoppedWaiting(read.signal!);
+      let rows: readonly AuditRowResult[];
+      try {
+        ({ rows } = await read.identity.auditReport(
+          {
+            fromMillis: read.fromMillis,
+            toMillis: read.toMillis,
+            objectType: read.filter.objectType,
+            action: read.filter.action,
+            pageSize,
+            startIndex: page * pageSize,
+          },
+          {
+            log: read.log,
+            ...(read.signal ? { signal: read.signal } : {}),
+            ...(read.expiresAt === undefined ? {} : { expiresAt: read.expiresAt }),
+          },
+        ));
+        const fresh: AuditRecord[] = [];
+        for (const row of rows) {
+          if (!row.ok) unreadable++;
+          // Only the window asked for moves a poller's window or reaches a subscriber; a record
+          // stamped later is delivered by the read whose window holds it.
+          else if (row.record.timestamp < read.fromMillis) outside.earlier++;
+          else if (row.record.timestamp > read.toMillis) outside.later++;
+          else if (!read.known?.(row.record)) fresh.push(row.record);
+        }
+        kept.add(fresh);
+      } finally {
+        giveBack();
+      }
+      if (rows.length < pageSize) break;
+    }
+  } catch (error) {
+    kept.release();
+    throw error;
+  }
+  // An unreadable row has no uuid or time to deliver it by; the identity client logged why.
+  if (unreadable > 0) read.log.warn({ unreadable }, 'live audit rows skipped: records unreadable');
+  if (outside.earlier + outside.later > 0) {
+    read.log.warn(
+      { ...outside, fromMillis: read.fromMillis, toMillis: read.toMillis },
+      'live audit rows skipped: stamped outside the window read',
+    );
+  }
+  if (!kept.complete) {
+    if (kept.size === 0) throw readsFull(read.budget);
+    read.log.info({ records: kept.size, limitBytes: read.budget.limit }, 'live audit read kept part of its window: memory bound');
+  }
+  return { records: kept.records(), complete: kept.complete, release: () => kept.release() };
+}
+
+function endlessWindow(): UpstreamError {
+  return new UpstreamError(
+    'UPSTREAM_INVALID_RESPONSE',
+    'identity',
+    `The identity service's audit report did not end within ${MAX_PAGES_PER_READ} pages.`,
+    { pages: MAX_PAGES_PER_READ },
+  );
+}
+
+/** Its deadline passed, or its caller left (nobody sees that one), while it waited for a page turn. */
+function stoppedWaiting(signal: AbortSignal): UpstreamError | CallerGoneError {
+  return errorForAbort('identity', signal, 'live-audit-read-turn');
+}
+
+/** Other reads hold the whole budget: this one could keep nothing, and is retried as a failed read. */
+function readsFull(budget: ReadBudget): GatewayError {
+  return new GatewayError('RATE_LIMITED', 'The gateway is reading as many live audit records as it may hold; try again later.', {
+    limitBytes: budget.limit,
+  });
+}

@@ -1,0 +1,91 @@
+/** What every resolver receives: built once per GraphQL request. */
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { lazyChild, type Logger } from '../lib/logger.js';
+import { createLoaders, type Loaders } from './loaders.js';
+import { createOperationDeadline, type OperationDeadline } from '../upstream/deadline.js';
+import type { CallOptions, Upstreams } from '../upstream/types.js';
+
+export interface Caller {
+  /** `anonymous`, `api-key:<n>` (index of the matching key), or a JWT subject. */
+  readonly id: string;
+  /** When the credential that admitted the caller expires (a JWT's `exp`), in epoch milliseconds. */
+  readonly expiresAt?: number;
+}
+
+export const ANONYMOUS: Caller = { id: 'anonymous' };
+
+/**
+ * What the plugins learn about a request before it is parsed, kept on Yoga's per-request server
+ * context: Yoga starts the GraphQL context from that object, so resolvers see the same values.
+ */
+export type RequestState = {
+  /** Set by the request-id plugin when the request arrives. */
+  requestId?: string;
+  /** Set by the caller-auth plugin once the caller is admitted; absent: anonymous. */
+  caller?: Caller;
+};
+
+export interface GatewayContext {
+  readonly requestId: string;
+  readonly log: Logger;
+  readonly caller: Caller;
+  readonly loaders: Loaders;
+  /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * The operation's deadline (REQUEST_TIMEOUT_MS), from the context's making: every upstream call of
+   * the operation ends by then, @defer and @stream parts included; its signal also aborts when
+   * the caller goes away. Undefined: the calls are bounded by their own timeout only.
+   */
+  readonly deadline: OperationDeadline | undefined;
+}
+
+export function createGatewayContext(input: {
+  upstreams: Upstreams;
+  requestId: string;
+  log: Logger;
+  caller: Caller;
+  signal?: AbortSignal;
+  requestTimeoutMs?: number;
+}): GatewayContext {
+  const log = lazyChild(input.log, { requestId: input.requestId });
+  const deadline = input.requestTimeoutMs === undefined ? undefined : createOperationDeadline(input.requestTimeoutMs, input.signal);
+  const call: CallOptions = deadline
+    ? {
+        log,
+        // Read by each upstream call: the deadline's one timer is made by the first.
+        get signal() {
+          return deadline.signal;
+        },
+        expiresAt: deadline.expiresAt,
+      }
+    : { log, ...(input.signal ? { signal: input.signal } : {}) };
+  return {
+    requestId: input.requestId,
+    log,
+    caller: input.caller,
+    signal: input.signal,
+    deadline,
+    loaders: createLoaders(input.upstreams, call),
+  };
+}
+
+/**
+ * Ends each operation's deadline with the operation: its timer goes when the result is complete
+ * (the last part of an incremental one). A subscription's live stream has no deadline: its
+ * context's goes at once (its catch-up reads have their own, src/audit/live/hub.ts).
+ */
+export function useOperationDeadline(): Plugin<GatewayContext> {
+  return {
+    onExecute: ({ args }) => ({
+      onExecuteDone: ({ result }) => {
+        const deadline = args.contextValue.deadline;
+        if (!isAsyncIterable(result)) return deadline?.dispose();
+        return { onEnd: () => deadline?.dispose() };
+      },
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: () => args.contextValue.deadline?.dispose(),
+    }),
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Per-request dataloaders: the same upstream call within one GraphQL request happens once.
+ * Created anew for every request; across requests only closed audit windows are kept (see
+ * src/upstream/identity/audit-cache.ts).
+ *
+ * Every upstream call of one request also goes through that request's budget: at most
+ * REQUEST_CONCURRENCY calls in flight (one request cannot take every connection of an origin
+ * from the others) and MAX_UPSTREAM_CALLS_PER_REQUEST in all; calls beyond fail on their own item.
+ * A call whose turn comes after the request's deadline (or once its caller has gone) is not made.
+ */
+import DataLoader from 'dataloader';
+import { BadUserInputError, UpstreamError, type UpstreamService } from '../lib/errors.js';
+import { errorForAbort } from '../upstream/error-mapping.js';
+import type {
+  AuditReportPage,
+  AuditReportQuery,
+  CallOptions,
+  UpdateSessionFileRow,
+  Upstreams,
+} from '../upstream/types.js';
+
+/** Upstream calls of one request in flight at once (a `last:` search issues 4 per round). */
+export const REQUEST_CONCURRENCY = 8;
+/**
+ * Upstream calls one request may make in all. The largest legitimate request (30 `last:` pages
+ * over distinct filters, about 26 calls each, or 100 federation representations) stays well below.
+ */
+export const MAX_UPSTREAM_CALLS_PER_REQUEST = 1000;
+
+export interface Loaders {
+  readonly auditReport: DataLoader<AuditReportQuery, AuditReportPage, string>;
+  readonly updateSessionFiles: DataLoader<string, readonly UpdateSessionFileRow[]>;
+  /** Upstream calls this request has started so far. */
+  readonly upstreamCalls: () => number;
+}
+
+const notConfigured = (service: UpstreamService) =>
+  new UpstreamError('UPSTREAM_NOT_CONFIGURED', service, `The ${service} upstream is not configured on this gateway.`);
+
+const overBudget = () =>
+  new BadUserInputError(
+    `This request needs more than ${MAX_UPSTREAM_CALLS_PER_REQUEST} upstream calls; ask for less in one request.`,
+  );
+
+/** Every field of the query, an absent filter apart from any text. */
+const auditQueryKey = (q: AuditReportQuery) =>
+  JSON.stringify([q.fromMillis, q.toMillis, q.objectType, q.action, q.pageSize, q.startIndex]);
+
+/** Settles every key on its own, so one failing call never fails the others of the batch. */
+const settle = <T>(promises: Promise<T>[]) =>
+  Promise.allSettled(promises).then((results) =>
+    results.map((r) => (r.status === 'fulfilled' ? r.value : toError(r.reason))),
+  );
+const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
+
+/**
+ * At most `max` calls of one request in flight; the rest wait in order. Small and synchronous on
+ * the common path (one call, nothing waiting): no queue object or async wrapper per request.
+ */
+function inFlightLimit(max: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  // A finished call hands its slot straight to the next waiting one, so `active` never exceeds max.
+  const release = () => {
+    const resume = waiting.shift();
+    if (resume) resume();
+    else active--;
+  };
+  return <T>(run: () => Promise<T>): Promise<T> => {
+    const go = () => {
+      const call = Promise.resolve().then(run);
+      call.then(release, release);
+      return call;
+    };
+    if (active < max) {
+      active++;
+      return go();
+    }
+    return new Promise<void>((resolve) => waiting.push(resolve)).then(go);
+  };
+}
+
+export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders {
+  const limit = inFlightLimit(REQUEST_CONCURRENCY);
+  let started = 0;
+  /** Runs one upstream call within this request's budget; never throws synchronously. */
+  const budgeted = <T>(service: UpstreamService, route: string, run: () => Promise<T>): Promise<T> => {
+    if (started >= MAX_UPSTREAM_CALLS_PER_REQUEST) return Promise.reject(overBudget());
+    started++;
+    return limit(() => {
+      const signal = call.signal;
+      return signal?.aborted ? Promise.reject(errorForAbort(service, signal, route)) : run();
+    });
+  };
+  // Each made on first use: most requests need one of them, some neither.
+  let auditReport: Loaders['auditReport'] | undefined;
+  let updateSessionFiles: Loaders['updateSessionFiles'] | undefined;
+  return {
+    get auditReport() {
+      return (auditReport ??= new DataLoader(
+        async (queries) => {
+          const identity = upstreams.identity;
+          if (!identity) return queries.map(() => notConfigured('identity'));
+          return settle(queries.map((q) => budgeted('identity', 'audit-report', () => identity.auditReport(q, call))));
+        },
+        { cacheKeyFn: auditQueryKey },
+      ));
+    },
+    get updateSessionFiles() {
+      return (updateSessionFiles ??= new DataLoader(async (ids) => {
+        const contentLibrary = upstreams.contentLibrary;
+        if (!contentLibrary) return ids.map(() => notConfigured('content-library'));
+        return settle(
+          ids.map((id) => budgeted('content-library', 'update-session-files', () => contentLibrary.listUpdateSessionFiles(id, call))),
+        );
+      }));
+    },
+    upstreamCalls: () => started,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Automatic persisted queries (Apollo's APQ protocol) for gateways without a persisted-operations
+ * file: a request with only `extensions.persistedQuery.sha256Hash` runs the document registered
+ * under that hash, or answers PERSISTED_QUERY_NOT_FOUND; the client then retries with the document
+ * and the same hash, which registers it (after checking the hash: a document that does not hash
+ * to it is 400 BAD_REQUEST). The store is an in-memory LRU bounded in entries and in bytes, so
+ * registrations cannot grow the heap without limit; a document evicted or lost on restart is
+ * simply registered again by the client's next retry.
+ *
+ * With a shared store (REDIS_URL) the LRU is the first tier and Redis the second: a hash
+ * registered on one replica is known to all. A document read from Redis is used only if it
+ * hashes to its key, so nothing but what a client registered can run under a hash; Redis not
+ * answering is a miss, which the client's retry repairs.
+ */
+import { createHash } from 'node:crypto';
+import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
+import { GraphQLError } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import type { SharedStore } from '../../../upstream/shared-store/index.js';
+
+export interface PersistedQueryStoreLimits {
+  /** Documents kept at most. */
+  readonly maxEntries: number;
+  /** Sum of the kept documents' lengths (UTF-16 code units, about bytes for GraphQL text). */
+  readonly maxChars: number;
+  /** How long an unused document stays, in ms. */
+  readonly ttlMs: number;
+}
+
+export const DEFAULT_PERSISTED_QUERY_LIMITS: PersistedQueryStoreLimits = {
+  maxEntries: 1000,
+  maxChars: 8 * 1024 * 1024,
+  ttlMs: 24 * 60 * 60_000,
+};
+
+/** SHA-256 in lower-case hex, as Apollo clients send it; anything else is never looked up. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+const SHARED_KIND = 'apq';
+
+export function createPersistedQueryStore(
+  limits: PersistedQueryStoreLimits = DEFAULT_PERSISTED_QUERY_LIMITS,
+  shared?: SharedStore,
+): APQStore {
+  const documents = new LRUCache<string, string>({
+    max: limits.maxEntries,
+    maxSize: limits.maxChars,
+    sizeCalculation: (document) => Math.max(1, document.length),
+    ttl: limits.ttlMs,
+    // Documents in use stay: each hit restarts their time.
+    updateAgeOnGet: true,
+  });
+  if (!shared) {
+    return {
+      get: (hash) => (SHA256_HEX.test(hash) ? documents.get(hash) : undefined),
+      // The plugin has checked that the document hashes to `hash` before it stores it.
+      set: (hash, document) => {
+        documents.set(hash, document);
+      },
+    };
+  }
+  const sharedKey = (hash: string) => shared.key(`apq:${hash}`);
+  return {
+    async get(hash) {
+      if (!SHA256_HEX.test(hash)) return undefined;
+      const kept = documents.get(hash);
+      if (kept !== undefined) return kept;
+      const document = await shared.get(sharedKey(hash), SHARED_KIND);
+      if (document === undefined || sha256Hex(document) !== hash) return undefined;
+      documents.set(hash, document);
+      return document;
+    },
+    async set(hash, document) {
+      documents.set(hash, document);
+      await shared.set(sharedKey(hash), SHARED_KIND, document, limits.ttlMs);
+    },
+  };
+}
+
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * useAPQ refuses a document that does not hash to the hash sent with code PERSISTED_QUERY_MISMATCH,
+ * which is not one of ours: it is a malformed request.
+ */
+function asBadRequest(error: unknown): unknown {
+  if (!(error instanceof GraphQLError) || error.extensions.code !== 'PERSISTED_QUERY_MISMATCH') return error;
+  return createGraphQLError('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.', {
+    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+  });
+}
+
+export function useAutomaticPersistedQueries(store: APQStore = createPersistedQueryStore()): Plugin {
+  const apq = useAPQ({ store }) as Plugin;
+  const onParams = apq.onParams!;
+  return {
+    ...apq,
+    // useAPQ's hook is async: a request without the extension (most of them) skips it and its promise.
+    onParams: (payload) =>
+      (payload.params.extensions as { persistedQuery?: unknown } | undefined)?.persistedQuery === undefined
+        ? undefined
+        : Promise.resolve(onParams(payload)).catch((error: unknown) => {
+            throw asBadRequest(error);
+          }),
+  };
+}

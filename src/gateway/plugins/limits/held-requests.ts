@@ -1,0 +1,158 @@
+/**
+ * What a parsed request holds, counted in the memory budget (src/lib/byte-reservations.ts) until it
+ * ends. Over HTTP it joins the share the request took for its body on arrival
+ * (src/server/http-server.ts), given back once its answer has left; a WebSocket operation takes its
+ * own, given back when the operation ends (its request's signal aborts). Past the budget the
+ * request is refused at once: HTTP 503 `RATE_LIMITED` with `retry-after`, or the operation's
+ * `error` message.
+ *
+ * A request's body is let go once its parameters are read, and its share becomes what they take.
+ * A subscription keeps what it runs on, not its raw request: variables its operation does not
+ * declare are dropped, and its share becomes what its parameters still hold, for as long as it is
+ * open; its parsed document is counted once for every subscription that holds it. What an open
+ * subscription costs beyond that (its stream, context and connection) is bounded by
+ * AUDIT_LIVE_MAX_SUBSCRIPTIONS.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getOperationAST, type DocumentNode } from 'graphql';
+import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import type { ByteHolding, ByteReservations } from '../../../lib/byte-reservations.js';
+import { requestHolding } from '../../../lib/memory-budget.js';
+import { LIVE_SOCKET } from '../../../audit/live/connection.js';
+import { HeapEstimate } from '../../../audit/live/read-budget.js';
+import { parsedDocumentBytes } from './parse-cache.js';
+
+const RETRY_AFTER_SECONDS = 1;
+
+export const memoryBudgetRefusal = () =>
+  createGraphQLError('The gateway holds too many requests at once; retry later.', {
+    extensions: { code: 'RATE_LIMITED', http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } },
+  });
+
+/** The heap a request's parsed parameters take, by the estimate live records are weighed with. */
+export const paramsHeapBytes = (params: Partial<GraphQLParams>): number => new HeapEstimate().valueBytes(params);
+
+/** Drops, in place, the variables the operation does not declare: nothing reads them, and every copy of the request shares the object. */
+function dropUndeclaredVariables(variables: unknown, document: DocumentNode, operationName: string | null | undefined): void {
+  if (typeof variables !== 'object' || variables === null) return;
+  const declared = new Set(getOperationAST(document, operationName)?.variableDefinitions?.map((definition) => definition.variable.name.value));
+  for (const name of Object.keys(variables)) if (!declared.has(name)) delete (variables as Record<string, unknown>)[name];
+}
+
+/** Where @whatwg-node/node-fetch caches a body once read: its chunks, their bytes joined, its text, its parsed JSON. */
+const BODY_CACHES = ['_chunks', '_buffer', '_text', '_json'] as const;
+
+/**
+ * Lets go of the body a Request keeps once read: a subscription's request lives as long as the
+ * subscription. The chunks are emptied in place: the listener that collected them from the Node
+ * request, which stays on it, holds the same array.
+ */
+function forgetBody(request: object): void {
+  const cached = request as Partial<Record<(typeof BODY_CACHES)[number], unknown>>;
+  if (Array.isArray(cached._chunks)) cached._chunks.length = 0;
+  for (const field of BODY_CACHES) if (cached[field] != null) cached[field] = null;
+}
+
+interface HttpContext {
+  readonly req?: IncomingMessage;
+  readonly res?: ServerResponse;
+}
+
+/** Calls `ended` once the request is over: its answer has left (HTTP), or its operation ended (WebSocket). */
+function whenOver(request: Request, { res }: HttpContext, ended: () => void): void {
+  if (res && typeof res.once === 'function') {
+    if (res.closed) ended();
+    else res.once('close', ended);
+  } else if (request.signal.aborted) ended();
+  else request.signal.addEventListener('abort', ended, { once: true });
+}
+
+/**
+ * graphql-ws keeps a subscribe message, as received and as text, in the frame that runs its
+ * subscription (its server's message handler awaits the stream, src/server/websocket/transport.ts): a
+ * WebSocket subscription holds its message twice for as long as it is open.
+ */
+const WEBSOCKET_MESSAGE_COPIES = 2;
+
+export function useHeldRequests(budget: ByteReservations): Plugin {
+  /** Each request's holding, by the Request every hook of it sees. */
+  const holdings = new WeakMap<Request, ByteHolding>();
+  /** What a WebSocket operation's message weighs (its parameters as received). */
+  const messageBytes = new WeakMap<Request, number>();
+  /**
+   * Parsed documents open subscriptions hold, each counted once however many hold it (the parse
+   * cache lets go of one that others push out; a subscription keeps it).
+   */
+  const documents = new Map<DocumentNode, { holders: number; holding: ByteHolding }>();
+
+  const holdDocument = (document: DocumentNode, query: string): (() => void) | undefined => {
+    let held = documents.get(document);
+    if (!held) {
+      const holding = budget.holding();
+      if (!holding.add(parsedDocumentBytes(query, document))) return undefined;
+      documents.set(document, (held = { holders: 0, holding }));
+    }
+    held.holders++;
+    const entry = held;
+    return () => {
+      if (--entry.holders > 0) return;
+      entry.holding.release();
+      documents.delete(document);
+    };
+  };
+
+  /** A holding given back once the request is over (the server's, for an HTTP request it admitted). */
+  const holdingFor = (request: Request, context: HttpContext): ByteHolding => {
+    const held = context.req && requestHolding(context.req);
+    if (held) return held;
+    const own = budget.holding();
+    whenOver(request, context, () => own.release());
+    return own;
+  };
+
+  return {
+    onParams({ request, params, context }) {
+      // Read once, the body is not read again: what stays is its parsed parameters.
+      forgetBody(request);
+      const { req, res } = context as HttpContext;
+      // Only a request with a connection is counted: yoga.fetch in-process has no end to give it back at.
+      if (!req || !res) return;
+      const holding = holdingFor(request, { req, res });
+      if (!holding.resize(paramsHeapBytes(params))) throw memoryBudgetRefusal();
+      holdings.set(request, holding);
+    },
+    onContextBuilding({ context }) {
+      const { request, params } = context as { request?: Request; params?: GraphQLParams };
+      if (!request || !params || holdings.has(request) || !(LIVE_SOCKET in context)) return;
+      const holding = holdingFor(request, {});
+      const bytes = paramsHeapBytes(params);
+      if (!holding.add(bytes)) {
+        holding.release();
+        throw memoryBudgetRefusal();
+      }
+      holdings.set(request, holding);
+      messageBytes.set(request, bytes);
+    },
+    onSubscribe({ args }) {
+      dropUndeclaredVariables(args.variableValues, args.document, args.operationName);
+      const context = args.contextValue as HttpContext & { request?: Request; params?: GraphQLParams };
+      const { request, params } = context;
+      const holding = request && holdings.get(request);
+      if (!request || !holding) return;
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (!isAsyncIterable(result)) return;
+          const releaseDocument = holdDocument(args.document, params?.query ?? '');
+          const kept = paramsHeapBytes({ ...params, query: '' }) + WEBSOCKET_MESSAGE_COPIES * (messageBytes.get(request) ?? 0);
+          if (releaseDocument && holding.resize(kept)) {
+            whenOver(request, context, releaseDocument);
+            return;
+          }
+          releaseDocument?.();
+          void result[Symbol.asyncIterator]().return?.();
+          setResult({ errors: [memoryBudgetRefusal()] });
+        },
+      };
+    },
+  };
+}

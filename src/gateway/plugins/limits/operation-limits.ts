@@ -1,0 +1,113 @@
+/**
+ * Limits on what one request may ask, tuned to this schema: the largest legitimate operations
+ * (a 5000-row auditEvents page with every field, update session files with errorMessage nested
+ * three `l` levels deep, federation `_entities` batches) pass; alias bombs and deep or huge
+ * documents are rejected during parse/validation, before anything reaches an upstream.
+ */
+import { EnvelopArmor } from '@escape.tech/graphql-armor';
+import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { useAuditRowLimits } from './audit-row-budget.js';
+import { useFieldMergeLimit } from './field-merging.js';
+import { useNestingLimit } from './nesting-limit.js';
+import { useSingleFieldSubscriptions } from './subscription-root-directives.js';
+
+export const operationLimits = {
+  /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
+  maxDepth: 20,
+  maxAliases: 30,
+  maxTokens: 4000,
+  /** Brackets open at once: the largest legitimate documents need about 25, the stack thousands. */
+  maxNesting: 64,
+  maxDirectives: 50,
+  /**
+   * Steps of checking that fields sharing a response key can be merged (src/gateway/plugins/limits/field-merging.ts):
+   * a full audit page with every field of every union member takes 324, two 1404, six 4212; one
+   * field repeated 360 times 129,960. Within the limit, validation takes a few milliseconds.
+   */
+  maxFieldMergeWork: 5000,
+  /**
+   * Armor's static cost multiplies by literal `first`/`last` (not by variables): a 5000-row page
+   * with every field costs about 3.5 million, so this admits one and stops wide, repeated ones.
+   */
+  maxCost: 5_000_000,
+  /** Audit rows one operation may ask for, literals and variables alike: two full pages. */
+  maxAuditRows: 10_000,
+  /** Operations asking for more rows than this are large: few of them run at once. */
+  largeOperationRows: 1000,
+  /**
+   * Or looking up more update sessions than this (`_entities` representations included): a
+   * session's files may number in the hundreds, each answered once per lookup.
+   */
+  largeOperationSessions: 10,
+  /** A large answer its client stops reading for this long is dropped (the client is gone or stuck). */
+  largeAnswerStallMs: 60_000,
+} as const;
+
+/**
+ * Armor throws its validation-phase rejections out of the validator, where they lose the
+ * GRAPHQL_VALIDATION_FAILED code; reported through the context they are ordinary validation errors.
+ */
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) => {
+      // Stryker disable next-line OptionalChaining,Regex: these rules run while validating, where a context always exists, and armor's messages hold "Syntax Error: " at their start only
+      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, '')));
+    },
+  ],
+};
+
+export function useOperationLimits(options: { largeOperationConcurrency: number }): Plugin[] {
+  const armor = new EnvelopArmor({
+    maxDepth: { n: operationLimits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...asValidationError },
+    // Every alias counts, those of `__typename` too (armor leaves them out by default): each is a key of the answer.
+    maxAliases: { n: operationLimits.maxAliases, allowList: [], ...asValidationError },
+    // Counted while parsing: its rejection is a parse failure.
+    maxTokens: { n: operationLimits.maxTokens },
+    maxDirectives: { n: operationLimits.maxDirectives, ...asValidationError },
+    costLimit: {
+      ...asValidationError,
+      maxCost: operationLimits.maxCost,
+      objectCost: 2,
+      scalarCost: 1,
+      depthCostFactor: 1.5,
+      ignoreIntrospection: true,
+    },
+    // Field suggestions are useful in GraphiQL and reveal nothing the schema doesn't.
+    blockFieldSuggestion: { enabled: false },
+  });
+  return [
+    useKnownOperationTypes(),
+    useSingleFieldSubscriptions(),
+    ...(armor.protect().plugins as Plugin[]),
+    // After armor: it wraps the token-limited parse function armor sets.
+    useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
+    // After armor, whose token-limited parse function replaces any set before: it wraps the one set.
+    useFieldMergeLimit({ maxWork: operationLimits.maxFieldMergeWork }),
+    useAuditRowLimits({
+      maxRows: operationLimits.maxAuditRows,
+      largeOperationRows: operationLimits.largeOperationRows,
+      largeOperationSessions: operationLimits.largeOperationSessions,
+      largeAnswerStallMs: operationLimits.largeAnswerStallMs,
+      largeOperationConcurrency: options.largeOperationConcurrency,
+    }) as Plugin,
+  ];
+}
+
+/**
+ * An operation type the schema has no root for (`mutation { x }` here) is a validation error, as
+ * graphql 17's KnownOperationTypesRule makes it; graphql 16 only fails it during execution.
+ */
+function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (context.getSchema().getRootType(node.operation)) return;
+      context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
+    },
+  };
+}
+
+function useKnownOperationTypes(): Plugin {
+  return { onValidate: ({ addValidationRule }) => addValidationRule(knownOperationTypesRule) };
+}

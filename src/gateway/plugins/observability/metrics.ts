@@ -1,0 +1,300 @@
+/**
+ * Prometheus metrics at /metrics: GraphQL operations (the Yoga/envelop plugin, with names and
+ * labels set here), upstream calls by service, route and status, credential renewals, cache
+ * lookups and live audit subscriptions. One registry per gateway instance.
+ *
+ * Names follow Prometheus conventions (counters end in `_total`, durations are `_seconds`
+ * histograms). No label takes values a caller controls without bound: no URL, host or query
+ * string, and operation names go through a bounded table (see OperationNameLabels).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  createCounter,
+  createHistogram,
+  usePrometheus,
+  type FillLabelsFnParams,
+} from '@graphql-yoga/plugin-prometheus';
+import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CLIENT_ERROR_CODES } from '../../../lib/errors.js';
+import type { LiveAuditEvents, LiveAuditStats } from '../../../audit/live/index.js';
+import type { UpstreamEvents } from '../../../upstream/events.js';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** Hand these to createUpstreams. */
+  readonly upstreamEvents: UpstreamEvents;
+  /** Hand these to createLiveAudit, and the LiveAudit made with them to observeLiveAudit. */
+  readonly liveAuditEvents: LiveAuditEvents;
+  /** Open live subscriptions and filters polled, read from the hub at each scrape. */
+  observeLiveAudit(live: { stats(): LiveAuditStats }): void;
+  /** gateway_redis_up, read from the shared store at each scrape (REDIS_URL set). */
+  observeSharedStore(store: { isUp(): boolean }): void;
+  plugin(options: MetricsPluginOptions): Plugin;
+}
+
+export interface MetricsPluginOptions {
+  /**
+   * The code a client sees for an error of an operation: the gateway's error masking decides it,
+   * as most errors reach the plugin before they are masked.
+   */
+  readonly clientErrorCode: (error: unknown) => string | undefined;
+}
+
+export interface MetricsOptions {
+  /** Distinct operation names recorded as themselves; later ones are `other`. */
+  readonly maxOperationNames?: number;
+  /** Names always recorded (operations the gateway ships or has persisted). */
+  readonly knownOperationNames?: Iterable<string>;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
+const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
+
+/**
+ * Operation names as label values: the first `max` distinct well-formed names seen, plus the
+ * known ones, are recorded as themselves; every other name is `other`, an unnamed operation is
+ * `anonymous`. So thousands of distinct names cannot grow the scrape.
+ */
+export class OperationNameLabels {
+  private readonly names: Set<string>;
+  private learned = 0;
+  constructor(
+    private readonly max: number,
+    known: Iterable<string> = [],
+  ) {
+    this.names = new Set([...known].filter((n) => GRAPHQL_NAME.test(n)));
+  }
+  label(name: string | undefined): string {
+    if (!name) return 'anonymous';
+    if (this.names.has(name)) return name;
+    if (this.learned >= this.max || !GRAPHQL_NAME.test(name)) return 'other';
+    this.names.add(name);
+    this.learned += 1;
+    return name;
+  }
+}
+
+type Phase = 'execute' | 'subscribe';
+type ErrorPhase = 'parse' | 'validate' | 'context' | Phase;
+type OperationLabel = 'operation_type' | 'operation_name';
+type ErrorParams = FillLabelsFnParams & { error: unknown; errorPhase: ErrorPhase };
+type HttpParams = FillLabelsFnParams & { request: Request; response: Response };
+
+const bounded = (value: string | undefined, allowed: ReadonlySet<string>, fallback: string) =>
+  value !== undefined && allowed.has(value) ? value : fallback;
+
+/** The plugin counts one error per failed parse or validation, without the error itself. */
+const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
+  parse: 'GRAPHQL_PARSE_FAILED',
+  validate: 'GRAPHQL_VALIDATION_FAILED',
+};
+
+/** envelop names an operation without a name `Anonymous`, Yoga leaves it undefined: one label for both. */
+const ENVELOP_ANONYMOUS = 'Anonymous';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Answers 401 on /metrics unless the scrape carries the bearer token. Goes before the metrics plugin. */
+export function useMetricsToken(token: string, endpoint = '/metrics'): Plugin {
+  const expected = digest(token);
+  return {
+    onRequest({ url, request, fetchAPI, endResponse }) {
+      if (url.pathname !== endpoint) return;
+      const given = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+      if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
+      endResponse(
+        new fetchAPI.Response('A bearer token is required for /metrics.\n', {
+          status: 401,
+          headers: { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' },
+        }),
+      );
+    },
+  };
+}
+
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const operationNames = new OperationNameLabels(options.maxOperationNames ?? 100, options.knownOperationNames);
+  const operationLabels = (params: { operationName?: string | undefined; operationType?: string | undefined }) => ({
+    operation_type: bounded(params.operationType, OPERATION_TYPES, 'unknown'),
+    operation_name: operationNames.label(params.operationName === ENVELOP_ANONYMOUS ? undefined : params.operationName),
+  });
+
+  const upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Upstream calls, retries and credential waits included, by service, route, final status and outcome (success, the error code, or cancelled: the caller went away).',
+    labelNames: ['service', 'route', 'status', 'outcome'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  });
+  const upstreamRetries = new Counter({
+    name: 'gateway_upstream_retries_total',
+    help: 'Transient retries of upstream calls (connection errors, 429, 502-504).',
+    labelNames: ['service', 'route'] as const,
+    registers: [registry],
+  });
+  const credentialRenewals = new Counter({
+    name: 'gateway_credential_renewals_total',
+    help: 'Token requests and session logins, by kind and outcome.',
+    labelNames: ['service', 'kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  const answersRefused = new Counter({
+    name: 'gateway_upstream_answers_refused_total',
+    help: 'Upstream answers left unread, their calls failed with UPSTREAM_UNAVAILABLE, because their bytes would take the answer bytes being received and parsed past UPSTREAM_MAX_BYTES_IN_FLIGHT.',
+    labelNames: ['service', 'reason'] as const,
+    registers: [registry],
+  });
+  for (const service of ['identity', 'content-library']) answersRefused.inc({ service, reason: 'bytes_in_flight' }, 0);
+  const cacheLookups = new Counter({
+    name: 'gateway_cache_lookups_total',
+    help: 'Cache lookups by cache and outcome (hit, miss, bypass: not cacheable).',
+    labelNames: ['cache', 'outcome'] as const,
+    registers: [registry],
+  });
+
+  const liveEnded = new Counter({
+    name: 'gateway_live_subscriptions_ended_total',
+    help: 'Live audit subscriptions ended, by reason: client, shutdown, or the error code that ended them (RATE_LIMITED: the client did not keep up).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  // Every reason but an upstream's code is there from the start, so that rates start at 0.
+  for (const reason of ['client', 'shutdown', 'RATE_LIMITED']) liveEnded.inc({ reason }, 0);
+  const liveDelivered = new Counter({
+    name: 'gateway_live_records_delivered_total',
+    help: "Live audit records handed to subscribers' clients, one per record and subscriber.",
+    registers: [registry],
+  });
+
+  const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
+    graphql_envelop_request: createCounter<Phase, OperationLabel>({
+      registry,
+      counter: {
+        name: 'graphql_envelop_request_total',
+        help: 'GraphQL operations executed, by type and name.',
+        labelNames: ['operation_type', 'operation_name'] as const,
+      },
+      phases: ['execute', 'subscribe'],
+      fillLabelsFn: operationLabels,
+    }),
+    graphql_envelop_request_duration: createHistogram<Phase, OperationLabel>({
+      registry,
+      histogram: {
+        name: 'graphql_envelop_request_duration_seconds',
+        help: 'Time to execute a GraphQL operation, by type and name.',
+        labelNames: ['operation_type', 'operation_name'] as const,
+        buckets: SECONDS_BUCKETS,
+      },
+      phases: ['execute', 'subscribe'],
+      fillLabelsFn: operationLabels,
+    }),
+    graphql_envelop_error_result: createCounter<ErrorPhase, OperationLabel | 'phase' | 'code', ErrorParams>({
+      registry,
+      counter: {
+        name: 'graphql_envelop_error_result_total',
+        help: 'Errors in GraphQL results, by operation, phase and error code.',
+        labelNames: ['operation_type', 'operation_name', 'phase', 'code'] as const,
+      },
+      phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
+      fillLabelsFn: (params) => ({
+        ...operationLabels(params),
+        phase: params.errorPhase ?? 'unknown',
+        code: bounded(PHASE_CODES[params.errorPhase] ?? clientErrorCode(params.error), CLIENT_ERROR_CODES, 'other'),
+      }),
+    }),
+    graphql_yoga_http_duration: createHistogram<'request', OperationLabel | 'method' | 'status_code', HttpParams>({
+      registry,
+      histogram: {
+        name: 'graphql_yoga_http_duration_seconds',
+        help: 'Time to answer a GraphQL HTTP request, by method, status and operation.',
+        labelNames: ['method', 'status_code', 'operation_type', 'operation_name'] as const,
+        buckets: SECONDS_BUCKETS,
+      },
+      phases: ['request'],
+      fillLabelsFn: (params) => ({
+        ...operationLabels(params),
+        method: bounded(params.request.method, HTTP_METHODS, 'other'),
+        status_code: String(params.response.status),
+      }),
+    }),
+  });
+
+  return {
+    registry,
+    upstreamEvents: {
+      onUpstreamCall(event) {
+        const labels = { service: event.service, route: event.route };
+        upstreamDuration.observe(
+          { ...labels, status: String(event.status ?? 'none'), outcome: event.outcome },
+          event.durationMs / 1000,
+        );
+        if (event.retries > 0) upstreamRetries.inc(labels, event.retries);
+      },
+      onCredentialRenewal(event) {
+        credentialRenewals.inc({ service: event.service, kind: event.kind, outcome: event.outcome });
+      },
+      onCacheLookup(event) {
+        cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
+      },
+      onAnswerRefused(event) {
+        answersRefused.inc({ service: event.service, reason: event.reason });
+      },
+    },
+    liveAuditEvents: {
+      onRecordDelivered: () => liveDelivered.inc(),
+      onSubscriptionEnd: (reason) => liveEnded.inc({ reason }),
+    },
+    observeLiveAudit(live) {
+      new Gauge({
+        name: 'gateway_live_subscriptions',
+        help: 'Open live audit subscriptions (SSE and WebSocket).',
+        registers: [registry],
+        collect() {
+          this.set(live.stats().subscriptions);
+        },
+      });
+      new Gauge({
+        name: 'gateway_live_pollers',
+        help: 'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
+        registers: [registry],
+        collect() {
+          this.set(live.stats().pollers.length);
+        },
+      });
+    },
+    observeSharedStore(store) {
+      new Gauge({
+        name: 'gateway_redis_up',
+        help: 'Whether Redis (REDIS_URL), where replicas share state, answers: 1 yes, 0 no (each replica then works on its own).',
+        registers: [registry],
+        collect() {
+          this.set(store.isUp() ? 1 : 0);
+        },
+      });
+    },
+    plugin: ({ clientErrorCode }) =>
+      usePrometheus({
+        registry,
+        endpoint: '/metrics',
+        // Per-phase histograms and the deprecated-field counter (a document walk per request) are
+        // left out: they cost more per request than they tell about this gateway.
+        metrics: {
+          ...operationMetrics(clientErrorCode),
+          graphql_envelop_request_time_summary: false,
+          graphql_envelop_phase_parse: false,
+          graphql_envelop_phase_validate: false,
+          graphql_envelop_phase_context: false,
+          graphql_envelop_phase_execute: false,
+          graphql_envelop_phase_subscribe: false,
+          graphql_envelop_deprecated_field: false,
+          graphql_envelop_schema_change: false,
+          graphql_envelop_execute_resolver: false,
+        },
+      }),
+  };
+}

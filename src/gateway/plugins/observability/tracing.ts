@@ -1,0 +1,146 @@
+/**
+ * Optional OpenTelemetry tracing through @envelop/opentelemetry: one span per GraphQL operation
+ * (and per resolver when asked), exported over OTLP/HTTP. An incoming W3C `traceparent` makes the
+ * operation span a child of the caller's span, and every upstream call a child span of the
+ * operation. Variables, results, query strings and credentials stay out of the spans: they may
+ * carry personal data from the audit log or secrets.
+ */
+import { getCurrentOtelContext, setCurrentOtelContext, useOpenTelemetry } from '@envelop/opentelemetry';
+import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { Plugin } from 'graphql-yoga';
+import type { Dispatcher } from 'undici';
+import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/events.js';
+
+export interface TracingOptions {
+  readonly serviceName: string;
+  /** OTLP/HTTP base URL, e.g. http://otel-collector:4318; spans go to <endpoint>/v1/traces. */
+  readonly endpoint?: string | undefined;
+  /** Tests hand in an in-memory exporter instead. */
+  readonly exporter?: SpanExporter;
+  readonly resolverSpans?: boolean;
+}
+
+export interface Tracing {
+  plugin(): Plugin;
+  /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
+  readonly upstreamTracer: UpstreamTracer;
+  readonly upstreamInterceptor: Dispatcher.DispatcherComposeInterceptor;
+  shutdown(): Promise<void>;
+}
+
+/** Fetch API headers (Yoga's may be a ponyfill, so not checked with instanceof). */
+interface RequestHeaders {
+  get(name: string): string | null;
+}
+
+const headerGetter: TextMapGetter<RequestHeaders> = {
+  // The W3C propagator reads its two headers by name and never lists them.
+  keys: () => [],
+  get: (headers, key) => headers.get(key) ?? undefined,
+};
+
+/** A missing session is an ordinary answer (logged at info), and a caller gone no failure of the call. */
+const ordinaryOutcomes = new Set<UpstreamCallEvent['outcome']>(['success', 'NOT_FOUND', 'cancelled']);
+
+/** Continues the caller's trace: runs before @envelop/opentelemetry opens the operation span. */
+function useTraceContext(): Plugin {
+  const continueCallerTrace = (graphqlContext: unknown) => {
+    const headers = (graphqlContext as { request?: { headers?: Partial<RequestHeaders> } }).request?.headers;
+    if (typeof headers?.get !== 'function' || !headers.get('traceparent')) return;
+    setCurrentOtelContext(graphqlContext, propagation.extract(getCurrentOtelContext(graphqlContext), headers, headerGetter));
+  };
+  return {
+    onExecute: ({ args }) => continueCallerTrace(args.contextValue),
+    onSubscribe: ({ args }) => continueCallerTrace(args.contextValue),
+  };
+}
+
+function upstreamTracerFor(tracer: Tracer): UpstreamTracer {
+  return {
+    traceCall(start, call) {
+      // The active context is the operation's (@envelop/opentelemetry runs execution within it).
+      const attributes = {
+        'http.request.method': start.method,
+        'upstream.service': start.service,
+        'upstream.route': start.route,
+      };
+      return tracer.startActiveSpan(`${start.method} ${start.route}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+        try {
+          return await call((event) => {
+            span.setAttributes({
+              ...(event.status === undefined ? {} : { 'http.response.status_code': event.status }),
+              'upstream.retries': event.retries,
+              'upstream.credential_retry': event.credentialRetry,
+              'upstream.duration_ms': event.durationMs,
+              'upstream.outcome': event.outcome,
+            });
+            if (!ordinaryOutcomes.has(event.outcome)) {
+              span.setAttribute('error.type', event.outcome);
+              span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome });
+            }
+          });
+        } finally {
+          span.end();
+        }
+      });
+    },
+  };
+}
+
+/**
+ * Sends the active span's context (`traceparent`, `tracestate`) with each upstream request, so that
+ * an upstream with tracing of its own shows its spans inside the gateway's.
+ */
+function propagateToUpstream(): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (options, handler) => {
+    const carrier: Record<string, string> = {};
+    propagation.inject(context.active(), carrier);
+    if (Object.keys(carrier).length === 0) return dispatch(options, handler);
+    const { headers } = options;
+    // The upstream layer sends plain objects; the other forms undici accepts are kept working.
+    const withContext = Array.isArray(headers)
+      ? [...headers, ...Object.entries(carrier).flat()]
+      : headers && Symbol.iterator in headers
+        ? [...(headers as Iterable<[string, string | string[] | undefined]>), ...Object.entries(carrier)]
+        : { ...headers, ...carrier };
+    return dispatch({ ...options, headers: withContext }, handler);
+  };
+}
+
+export function createTracing(options: TracingOptions): Tracing {
+  const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
+  const provider = new NodeTracerProvider({
+    resource: new Resource({ 'service.name': options.serviceName }),
+    spanProcessors: [options.exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)],
+  });
+  // The async-local context manager (the active span follows each request through its awaits, for
+  // upstream spans and log lines) and the W3C propagator. A second registration in one process
+  // keeps the first, which is equivalent.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  const upstreamTracer = upstreamTracerFor(provider.getTracer(options.serviceName));
+  return {
+    plugin: () => ({
+      // Added right after this plugin, so the caller's context is in place before the span opens.
+      onPluginInit: ({ addPlugin }) => {
+        addPlugin(useTraceContext());
+        addPlugin(
+          useOpenTelemetry(
+            { resolvers: options.resolverSpans ?? false, variables: false, result: false, document: true },
+            provider,
+            undefined,
+            undefined,
+            options.serviceName,
+          ) as Plugin,
+        );
+      },
+    }),
+    upstreamTracer,
+    upstreamInterceptor: propagateToUpstream(),
+    shutdown: () => provider.shutdown(),
+  };
+}

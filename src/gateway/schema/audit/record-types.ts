@@ -1,0 +1,160 @@
+/**
+ * The typed audit records: interface AuditRecord, one object type per known upstream objectType,
+ * and the AuditEvent union over them. Every type's parent is the zod-parsed AuditRecord itself
+ * (no per-row wrapper objects); fields read it directly.
+ */
+import type { FieldMap } from '@pothos/core';
+import type { AuditRecord } from '../../../upstream/identity/schemas.js';
+import { builder } from '../builder.js';
+import { TYPE_NAME_BY_OBJECT_TYPE } from '../../../audit/paging/object-types.js';
+import { authMethodLabels, booleanValue, stringValue } from './record-values.js';
+
+export const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
+  description: 'Whether a record reports a change to stored data or an action.',
+  values: {
+    AUDIT: { value: 'Audit', description: 'Changes to stored data (upstream `Audit`).' },
+    ACTION: { value: 'Action', description: 'Not directly tied to a data change (upstream `Action`).' },
+  } as const,
+});
+
+/** The record is its own actor: no allocation per row, null for system events. */
+const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
+  description: 'Who caused the event: a user or a system service.',
+  fields: (t) => ({
+    id: t.expose('actorId', { type: 'SafeInt', nullable: true, description: 'User id.' }),
+    userName: t.exposeString('actorUserName', { nullable: true, description: 'User name or system service name.' }),
+    domain: t.exposeString('actorDomain', { nullable: true, description: "The actor's domain." }),
+    uuid: t.exposeString('actorUuid', { nullable: true, description: "The actor's UUID." }),
+  }),
+});
+
+const isSystemEvent = (r: AuditRecord) =>
+  r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
+
+export function auditEventTypeName(record: AuditRecord): string {
+  return TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
+}
+
+export const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
+  description: 'The fields every audit record has.',
+  resolveType: auditEventTypeName,
+  fields: (t) => ({
+    uuid: t.exposeID('uuid', { description: 'Unique id of the record (a UUID): the cache key of every event type.' }),
+    baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
+    organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
+    tenantId: t.exposeString('tenantId', {
+      nullable: true,
+      description: "Tenant id: the host-name prefix of the tenant's address.",
+    }),
+    actor: t.field({
+      type: AuditActorRef,
+      nullable: true,
+      description: 'Null for system events.',
+      resolve: (r) => (isSystemEvent(r) ? null : r),
+    }),
+    clientId: t.exposeString('clientId', { nullable: true, description: 'The OAuth client the request came through, when known.' }),
+    deviceId: t.exposeString('deviceId', { nullable: true, description: 'The user agent, in the records seen so far.' }),
+    workspaceId: t.exposeString('workspaceId', { nullable: true, description: 'The workspace of the event, when known.' }),
+    sourceIp: t.exposeString('sourceIp', { nullable: true, description: 'IP address of the requesting machine.' }),
+    objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
+    objectId: t.exposeString('objectId', {
+      nullable: true,
+      description: 'Internal id of the affected object; its format depends on the object.',
+    }),
+    objectName: t.exposeString('objectName', {
+      nullable: true,
+      description: 'Name of the affected object (a user, application, configuration or tenant).',
+    }),
+    objectAction: t.exposeString('objectAction', {
+      nullable: true,
+      description: 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.',
+    }),
+    values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
+  }),
+});
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;
+
+/** One text per `values` field, however many event types expose it. */
+const VALUE_DESCRIPTIONS = {
+  deviceType: 'values.deviceType, verbatim.',
+  actorExternalId: "values.actorExternalId: the actor's id in an external identity provider.",
+  failureMessage: 'values.failureMessage: why the attempt failed; null when it succeeded.',
+  resourceType: 'values.resourceType: the type of the application launched.',
+} as const;
+
+/** A string from `values`, null when absent or not a string. */
+const valueString = (t: RecordFields, key: keyof typeof VALUE_DESCRIPTIONS) =>
+  t.string({ nullable: true, description: VALUE_DESCRIPTIONS[key], resolve: (r) => stringValue(r.values[key]) });
+
+const valueSuccess = (t: RecordFields) =>
+  t.boolean({
+    nullable: true,
+    description: 'values.success as a boolean; null when absent or unreadable.',
+    resolve: (r) => booleanValue(r.values['success']),
+  });
+
+function auditEventType(
+  name: string,
+  description: string,
+  fields: (t: RecordFields) => FieldMap = () => ({}),
+) {
+  return builder.objectRef<AuditRecord>(name).implement({ description, interfaces: [AuditRecordInterface], fields });
+}
+
+const LoginEvent = auditEventType('LoginEvent', 'objectType LOGIN: a sign-in attempt.', (t) => ({
+  success: valueSuccess(t),
+  authMethods: t.stringList({
+    description: 'values.authMethods split into its labels; empty when absent.',
+    resolve: (r) => authMethodLabels(r.values['authMethods']),
+  }),
+  deviceType: valueString(t, 'deviceType'),
+  actorExternalId: valueString(t, 'actorExternalId'),
+  failureMessage: valueString(t, 'failureMessage'),
+}));
+
+const LaunchEvent = auditEventType('LaunchEvent', 'objectType LAUNCH: an application launch.', (t) => ({
+  success: valueSuccess(t),
+  failureMessage: valueString(t, 'failureMessage'),
+  resourceType: valueString(t, 'resourceType'),
+}));
+
+const LoginErrorEvent = auditEventType(
+  'LoginErrorEvent',
+  'objectType LOGIN_ERROR: a login failure caused by configuration or a system error.',
+  (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
+);
+
+const LaunchErrorEvent = auditEventType(
+  'LaunchErrorEvent',
+  'objectType LAUNCH_ERROR: an invalid launch request, or a resource that could not be determined.',
+  (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
+);
+
+const GroupEvent = auditEventType('GroupEvent', 'objectType Group: group activity.');
+const AppEntitlementEvent = auditEventType(
+  'AppEntitlementEvent',
+  'objectType AppEntitlement: which applications are entitled to which groups and users.',
+);
+const DirectorySyncProfileEvent = auditEventType(
+  'DirectorySyncProfileEvent',
+  'objectType DyrectorySyncProfile (the spelling the upstream documents) or DirectorySyncProfile.',
+);
+const OtherAuditEvent = auditEventType('OtherAuditEvent', 'Any objectType without a type of its own.');
+
+export const AuditEventUnion = builder.unionType('AuditEvent', {
+  description: 'One member per known upstream objectType; OtherAuditEvent carries every other type.',
+  types: [
+    LoginEvent,
+    LaunchEvent,
+    LoginErrorEvent,
+    LaunchErrorEvent,
+    GroupEvent,
+    AppEntitlementEvent,
+    DirectorySyncProfileEvent,
+    OtherAuditEvent,
+  ],
+  resolveType: auditEventTypeName,
+});

@@ -1,0 +1,89 @@
+/**
+ * Follows the frames a WebSocket client sends, header by header, to tell when a message is being
+ * received and how large it says it is. ws buffers each message until it is whole (up to its
+ * `maxPayload`) and says nothing meanwhile; the server's bound on bytes being received
+ * (src/server/http-server.ts) needs to know. Payloads are skipped, never read or copied.
+ */
+
+export interface MessageEvents {
+  /** A data message begins: its size as its first frame announces it, or undefined when fragmented. */
+  started(announced: number | undefined): void;
+  /** The last byte of the message is in. */
+  ended(): void;
+}
+
+/** RFC 6455 §5.2: opcodes 0x8 and above are control frames, which may come between fragments. */
+const FIRST_CONTROL_OPCODE = 0x8;
+const CONTINUATION = 0x0;
+/** Two bytes, up to eight of extended length, four of mask. */
+const LONGEST_HEADER = 14;
+
+/** The header's length once its first two bytes are in. */
+function headerLength(second: number): number {
+  const length7 = second & 0x7f;
+  const extended = length7 === 126 ? 2 : length7 === 127 ? 8 : 0;
+  return 2 + extended + (second & 0x80 ? 4 : 0);
+}
+
+function payloadLength(header: Buffer): number {
+  const length7 = header[1]! & 0x7f;
+  if (length7 === 126) return header.readUInt16BE(2);
+  // Past 2^53 the figure is inexact, and far past any maxPayload, which ws refuses anyway.
+  if (length7 === 127) return Number(header.readBigUInt64BE(2));
+  return length7;
+}
+
+export class ClientFrames {
+  private readonly header = Buffer.alloc(LONGEST_HEADER);
+  private headerBytes = 0;
+  private payloadLeft = 0;
+  // Stryker disable next-line BooleanLiteral: read only once frameBegins has set it
+  private frameEndsMessage = false;
+  private inMessage = false;
+
+  constructor(private readonly events: MessageEvents) {}
+
+  /** A message has begun and its last byte is not in yet. */
+  get receiving(): boolean {
+    return this.inMessage;
+  }
+
+  push(chunk: Uint8Array): void {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.payloadLeft > 0) {
+        const taken = Math.min(this.payloadLeft, chunk.length - at);
+        this.payloadLeft -= taken;
+        at += taken;
+        if (this.payloadLeft === 0) this.frameDone();
+        continue;
+      }
+      this.header[this.headerBytes++] = chunk[at++]!;
+      // A header is at least two bytes long, so its first byte alone never completes one.
+      if (this.headerBytes === headerLength(this.header[1]!)) this.frameBegins();
+    }
+  }
+
+  private frameBegins(): void {
+    const first = this.header[0]!;
+    const fin = (first & 0x80) !== 0;
+    const opcode = first & 0x0f;
+    this.headerBytes = 0;
+    this.payloadLeft = payloadLength(this.header);
+    const isData = opcode < FIRST_CONTROL_OPCODE;
+    if (isData && opcode !== CONTINUATION) {
+      // A new message while one is open breaks the protocol (ws closes the connection): the old one is over.
+      if (this.inMessage) this.events.ended();
+      this.inMessage = true;
+      this.events.started(fin ? this.payloadLeft : undefined);
+    }
+    this.frameEndsMessage = isData && fin;
+    if (this.payloadLeft === 0) this.frameDone();
+  }
+
+  private frameDone(): void {
+    if (!this.frameEndsMessage || !this.inMessage) return;
+    this.inMessage = false;
+    this.events.ended();
+  }
+}

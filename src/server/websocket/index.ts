@@ -1,0 +1,293 @@
+/**
+ * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws) on the HTTP server's port and path.
+ * Every operation is an HTTP request to Yoga (yoga.fetch): the POST the client would have sent,
+ * with the connection's credentials and trace context as its headers, so it passes every hook an
+ * HTTP request passes (caller auth, persisted operations, limits, introspection policy, masking,
+ * traces) and a policy added later applies here without a line in this file. Only the answer is
+ * taken before it is written out: a result, or the stream graphql-ws sends message by message.
+ * The caller is authenticated once per connection the same way (refused: close 4403, nothing
+ * reaches an upstream). Each operation writes its own access line when it ends.
+ * The socket's own bounds (pongs, send queue, closing) are in src/server/websocket/transport.ts.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { GraphQLError, parse, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
+import { isAsyncIterable } from 'graphql-yoga';
+import type { WebSocket } from 'ws';
+import type { RequestState } from '../../gateway/context.js';
+import { LIVE_SOCKET, type LiveAudit } from '../../audit/live/index.js';
+import type { Logger } from '../../lib/logger.js';
+import { WebSocketOperationLog } from '../../gateway/plugins/observability/logging.js';
+import type { OperationExchange, WebSocketServerContext } from '../../gateway/plugins/http/websocket-requests.js';
+import { schema } from '../../gateway/schema/index.js';
+import {
+  ConnectionOperations,
+  ExecutingOperations,
+  neverAnswered,
+  type ExecutionLimits,
+  type Operation,
+} from './operations.js';
+import { serveGraphqlWs, type SendQueue, type SocketExtra } from './transport.js';
+import type { GatewayYoga } from '../../gateway/yoga.js';
+
+export interface WebSocketOptions {
+  readonly yoga: GatewayYoga;
+  readonly liveAudit: LiveAudit;
+  readonly log: Logger;
+  readonly maxPayloadBytes: number;
+  /** Given each accepted connection's socket, and how to close it, before any of its messages is read. */
+  readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
+  /** How long close() lets subscriptions send `complete` before closing the sockets. */
+  readonly completeGraceMs?: number;
+  /** Operations executing at once (live streams not counted); the defaults: WEBSOCKET_EXECUTION_LIMITS. */
+  readonly executionLimits?: ExecutionLimits;
+  /** What one socket may have queued for its client; the default: sendQueueBytes(). */
+  readonly sendQueueBytes?: number;
+  /** How long a socket may take to send `connection_init`: graphql-ws's 3 s by default. */
+  readonly connectionInitWaitTimeout?: number;
+}
+
+/**
+ * Beyond these, a subscribe message is refused with RATE_LIMITED: graphql-ws runs every message it
+ * gets at once, and each operation holds its context and upstream calls until it is answered. Over
+ * HTTP the connection cap bounds that; a WebSocket could otherwise start operations without end.
+ */
+export const WEBSOCKET_EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
+
+export interface WebSockets {
+  /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The connection params read as the HTTP headers of the same names: credentials and W3C trace context. */
+const HEADER_PARAMS = new Set(['x-api-key', 'authorization', 'traceparent', 'tracestate']);
+const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
+const MAX_PARAM_LENGTH = 8192;
+const GRAPHQL_URL = 'http://gateway.internal/graphql';
+
+/** Sets a header a caller sent, unless it is no header value at all (a line break, a wide character). */
+function setIfValid(headers: Headers, name: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length > MAX_PARAM_LENGTH) return;
+  try {
+    headers.set(name, value);
+  } catch {
+    // Left out: the caller is refused as one that sent no such header.
+  }
+}
+
+/**
+ * The headers the caller would have sent over HTTP with these connection params. Their names are
+ * matched as header names are, whatever their case; trace context may also come with the upgrade
+ * request's own headers, so a connection's operations continue the caller's trace.
+ */
+function headersOf(connectionParams: Record<string, unknown> | undefined, upgrade: IncomingMessage): Headers {
+  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/graphql-response+json, text/event-stream' });
+  for (const [key, value] of Object.entries(connectionParams ?? {})) {
+    const name = key.toLowerCase();
+    if (HEADER_PARAMS.has(name)) setIfValid(headers, name, value);
+  }
+  for (const name of TRACE_HEADERS) if (!headers.has(name)) setIfValid(headers, name, upgrade.headers[name]);
+  return headers;
+}
+
+/**
+ * graphql-ws looks for an operation in the document of the execution arguments before it runs
+ * them; the answer is settled by then (Prepared), so this stands in for the caller's document.
+ */
+const SETTLED = parse('{ __typename }');
+
+type Prepared = { answer: ExecutionResult | AsyncIterable<ExecutionResult>; operation: Operation };
+
+/** An error as Yoga's HTTP answers write it: without the extensions Yoga keeps to itself (`http`, `unexpected`). */
+function formatted(error: GraphQLError): GraphQLFormattedError {
+  const { extensions, ...rest } = error.toJSON();
+  const { http, unexpected, ...kept } = extensions ?? {};
+  return Object.keys(kept).length > 0 ? { ...rest, extensions: kept } : rest;
+}
+
+/** A result with errors as Yoga's HTTP answers write it (undefined: graphql-ws writes it as it is). */
+function formattedResult(result: ExecutionResult): FormattedExecutionResult | undefined {
+  if (!result.errors?.length) return undefined;
+  return { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
+}
+
+/** graphql-ws sends `error` only for GraphQLError instances; a plugin may have set a plain one. */
+const asGraphQLError = (error: GraphQLFormattedError | GraphQLError) =>
+  error instanceof GraphQLError ? error : new GraphQLError(error.message, { extensions: error.extensions });
+
+const unexpectedError = () => new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+
+/** The errors of an answer Yoga wrote out before any result was taken (a refusal before the request was parsed). */
+async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
+  const body = (await response.json().catch(() => undefined)) as { errors?: GraphQLFormattedError[] } | undefined;
+  const errors = body?.errors?.map(asGraphQLError);
+  return errors?.length ? errors : [unexpectedError()];
+}
+
+export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
+  const { yoga, log } = options;
+  /** Per connection: the headers of its requests, the caller its handshake admitted, its socket's queue. */
+  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue }>();
+  /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
+  const operations = new Map<object, ConnectionOperations>();
+  const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
+  /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
+  const accessLogs = new WeakMap<object, WebSocketOperationLog>();
+  const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
+    const { socket } = ctx.extra;
+    const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
+    accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
+  };
+  const operationsOf = (ctx: object) => {
+    let ofConnection = operations.get(ctx);
+    if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations(executing)));
+    return ofConnection;
+  };
+
+  /** Runs a subscribe message as the HTTP request it stands for: its execution arguments, or the errors that refuse it. */
+  async function run(ctx: object, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
+    const connection = connections.get(ctx);
+    if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
+    const exchange: OperationExchange = { access, operation, executed: false };
+    // Its own request, with the operation's signal: aborted when the operation ends. A live
+    // subscription's connection is ended through the socket's queue should its client stop reading.
+    const request = new Request(GRAPHQL_URL, { method: 'POST', headers: connection.headers, body: JSON.stringify(payload), signal: operation.signal });
+    const serverContext = { websocketOperation: exchange, [LIVE_SOCKET]: connection.queue } as WebSocketServerContext;
+    // An aborted request's fetch rejects at once, while Yoga finishes its work: a stream it then
+    // starts is ended as the processor hands it over (Operation.attach).
+    const response = await Promise.resolve(yoga.fetch(request, serverContext)).catch((error: unknown) => {
+      if (operation.ended) return undefined;
+      throw error;
+    });
+    const { answer } = exchange;
+    // Ended meanwhile: there is nobody to answer.
+    if (!response) return [];
+    if (answer === undefined) return errorsOfResponse(response);
+    // A request refused, or a subscription that did not start: an `error` message, as graphql-ws sends for them.
+    if (!isAsyncIterable(answer) && !exchange.executed && answer.errors?.length) return answer.errors.map(asGraphQLError);
+    const prepared: Prepared = { answer, operation };
+    return { schema, document: SETTLED, rootValue: prepared } satisfies ExecutionArgs;
+  }
+
+  const settledAnswer = (args: ExecutionArgs) => (args.rootValue as Prepared).answer as never;
+  const transport = serveGraphqlWs<Record<string, unknown>>(
+    { server, path: '/graphql', maxPayload: options.maxPayloadBytes },
+    {
+      execute: settledAnswer,
+      subscribe: settledAnswer,
+      onConnect: async (ctx) => {
+        const headers = headersOf(ctx.connectionParams, ctx.extra.request);
+        const state: RequestState = {};
+        const request = new Request(GRAPHQL_URL, { method: 'POST', headers, body: '{"query":"{__typename}"}' });
+        const response = await yoga.fetch(request, { handshake: state } satisfies WebSocketServerContext);
+        await response.arrayBuffer();
+        if (response.status === 401 || response.status === 403) {
+          const refusal = { status: response.status, requestId: state.requestId };
+          log.info(refusal, 'websocket connection refused: caller not authenticated');
+          return false;
+        }
+        // Its operations carry the handshake's request id: their log lines name the connection.
+        if (state.requestId) headers.set('x-request-id', state.requestId);
+        connections.set(ctx, { headers, state, queue: ctx.extra.queue });
+        closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
+        return true;
+      },
+      onSubscribe: async (ctx, id, payload) => {
+        // Before any await: a newer subscribe of this id must find this one.
+        const ofConnection = operationsOf(ctx);
+        const refusal = ofConnection.executionRefusal;
+        const operation = ofConnection.start(id, payload);
+        const access = new WebSocketOperationLog(id);
+        accessLogs.set(payload, access);
+        const answer = refusal
+          ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
+          : await run(ctx, payload, operation, access).catch((error: unknown) => {
+              log.error({ err: error, requestId: connections.get(ctx)?.state.requestId }, 'unexpected error');
+              return [unexpectedError()];
+            });
+        if (operation.superseded) {
+          writeAccessLog(ctx, payload);
+          return neverAnswered();
+        }
+        if (!Array.isArray(answer)) return answer;
+        if (operation.ended) {
+          // Its socket closed while it was prepared: there is nobody to answer, and nothing was refused.
+          writeAccessLog(ctx, payload);
+          return neverAnswered();
+        }
+        // A refusal is sent as `error`; graphql-ws completes nothing for it.
+        ofConnection.forget(id, operation);
+        access.sent(answer.map(formatted));
+        writeAccessLog(ctx, payload, true);
+        return answer;
+      },
+      onNext: (_ctx, _id, payload, _args, result) => {
+        const answer = formattedResult(result);
+        accessLogs.get(payload)?.sent(answer?.errors);
+        return answer;
+      },
+      // Every `error` message: refusals (counted already), a stream that failed, graphql-ws's own.
+      onError: (_ctx, _id, payload, errors) => {
+        const sent = errors.map(formatted);
+        accessLogs.get(payload)?.sent(sent);
+        return sent;
+      },
+      // The last step before graphql-ws files the stream (or result) under its id.
+      onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
+      onComplete: (ctx, id, payload) => {
+        writeAccessLog(ctx, payload);
+        return operations.get(ctx)?.complete(id, payload);
+      },
+      onClose: (ctx) => {
+        operations.get(ctx)?.endAll();
+        operations.delete(ctx);
+      },
+    },
+    { log, ...(options.sendQueueBytes ? { sendQueueBytes: options.sendQueueBytes } : {}), ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}) },
+    // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
+    options.watchSocket && ((socket, request) => options.watchSocket!(request.socket as Socket, (code, reason) => socket.close(code, reason))),
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        options.liveAudit.close();
+        const deadline = Date.now() + (options.completeGraceMs ?? 1000);
+        const pending = () => [...operations.values()].some((ofConnection) => ofConnection.streaming > 0);
+        while (pending() && Date.now() < deadline) await sleep(10);
+        // Close frames (1001) go out now; a client that never answers its close is cut off, so
+        // that it cannot hold the HTTP server's drain open.
+        await transport.close(1001, 'Going away');
+      })();
+      return closing;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Node's timers hold at most this long (about 24.8 days); a later expiry is waited for in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** As a refused handshake is closed: clients that reconnect with fresh connection params get in again. */
+const FORBIDDEN = 4403;
+
+/**
+ * A connection admitted by a token lasts as long as the token: at its expiry the socket is closed
+ * with 4403, and its subscriptions end with it, so a token that is no longer valid runs nothing more.
+ */
+function closeAtExpiry(socket: WebSocket, expiresAt: number | undefined): void {
+  if (expiresAt === undefined) return;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const left = expiresAt - Date.now();
+    if (left > 0) timer = setTimeout(check, Math.min(left, LONGEST_TIMER_MS)).unref();
+    else {
+      // A client that never answers the close is cut off soon after (see websocket-transport.ts).
+      socket.close(FORBIDDEN, 'The token has expired; connect again with a new one.');
+    }
+  };
+  check();
+  socket.once('close', () => clearTimeout(timer));
+}
