@@ -142,7 +142,11 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
  * its fate to this caller: the caller gives up when its own signal aborts, the promise runs on.
  */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // Its failure is nobody's now: handled here, or it would be an unhandled rejection.
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import type { CredentialLease, CredentialSource } from './credentials.js';
-import { createDeadline, type Deadline } from './deadline.js';
+import { createDeadline, untilAborted, type Deadline } from './deadline.js';
 import {
   errorForAnswerBytes,
   errorForInvalidBody,
@@ -243,14 +243,19 @@ export class UpstreamHttp {
       const canRetry = attempt < policy.maxRetries;
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.#options.dispatcher.request({
-          origin: this.#origin,
-          method: request.method,
-          path: this.#pathWithQuery(request),
-          headers: { accept: 'application/json', ...request.headers, ...lease?.headers },
-          body: request.body,
-          signal: deadline.signal,
-        });
+        // undici notices an abort only once a socket takes the request: a call waiting for a
+        // pooled connection would outlive its deadline by as long as the connection stays busy.
+        response = await untilAborted(
+          this.#options.dispatcher.request({
+            origin: this.#origin,
+            method: request.method,
+            path: this.#pathWithQuery(request),
+            headers: { accept: 'application/json', ...request.headers, ...lease?.headers },
+            body: request.body,
+            signal: deadline.signal,
+          }),
+          deadline.signal,
+        );
       } catch (error) {
         // An aborted call ends below as well: its error is no connection error, or the sleep rejects at once.
         const code = errorCodeOf(error);

@@ -42,3 +42,21 @@ describe('listeners on a caller signal', () => {
     open.dispose();
   });
 });
+
+describe('a wait that begins after its caller left', () => {
+  it('rejects with the reason and leaves no unhandled rejection behind when the work later fails', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const caller = new AbortController();
+      caller.abort(new Error('caller left'));
+      const work = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('work failed')), 5));
+      await expect(untilAborted(work, caller.signal)).rejects.toThrow('caller left');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
