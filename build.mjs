@@ -27,12 +27,10 @@ const SIMULATOR = '#simulator';
 const simulatorEntry = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).imports[SIMULATOR];
 
 rmSync(outdir, { recursive: true, force: true });
-const { metafile } = await build({
-  entryPoints: { index: join(root, 'src/main.ts') },
+/** What the gateway's bundle and the simulator's share. */
+const bundleOptions = {
   outdir,
-  external: [SIMULATOR],
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -41,25 +39,20 @@ const { metafile } = await build({
   // Positions are what a stack trace needs; the sources are in the repository.
   sourcesContent: false,
   metafile: true,
-  chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
+};
+
+const { metafile } = await build({
+  ...bundleOptions,
+  entryPoints: { index: join(root, 'src/main.ts') },
+  external: [SIMULATOR],
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   // CommonJS packages call require() for Node's built-in modules; an ES module has none of its own.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 
-const simulator = await build({
-  entryPoints: { simulator: join(root, simulatorEntry) },
-  outdir,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  minifyWhitespace: true,
-  sourcemap: true,
-  sourcesContent: false,
-  metafile: true,
-  logLevel: 'warning',
-});
+const simulator = await build({ ...bundleOptions, entryPoints: { simulator: join(root, simulatorEntry) } });
 
 /** The directory of the package a bundled file belongs to (the innermost node_modules entry). */
 function packageDir(file) {
