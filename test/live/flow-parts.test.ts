@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { PendingRecords } from '../../src/audit/live/pending.js';
 import { toLiveRecord, type LiveRecord } from '../../src/audit/live/records.js';
-import { Turns } from '../../src/audit/live/turns.js';
+import { Turns } from '../../src/lib/turns.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 
 describe('Turns', () => {

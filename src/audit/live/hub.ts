@@ -18,7 +18,7 @@ import { digestOf, filterKey, type LiveFilter, type LiveRecord } from './records
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed, StreamGap } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
-import { Turns } from './turns.js';
+import { Turns } from '../../lib/turns.js';
 import { readWindow } from './window-read.js';
 
 export interface LiveAuditOptions {

@@ -7,7 +7,7 @@
  */
 import { ByteReservations } from '../../lib/byte-reservations.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
-import { Turns, type GiveBack } from './turns.js';
+import { Turns, type GiveBack } from '../../lib/turns.js';
 
 /** 16 MiB of estimates: about 9,500 records of the simulator (1.7 KB each by estimate, 0.7 KB measured) at once. */
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
