@@ -5,9 +5,9 @@
  * gateway: it is built on its own into dist/simulator.js, which demo mode imports as `#simulator`
  * (package.json "imports" maps that name to its source, dist/package.json to the built file).
  *
- * Why a bundle: one module instead of some 1,600, and a third of the source text, which V8 keeps in
- * the heap. The gateway starts with about 24 MB less RSS, and peaks about 20 MB lower under 50
- * concurrent 5000-row queries (docs/performance.md). It also needs no node_modules at run time.
+ * Why a bundle: one module instead of many hundreds, and less source text, which V8 keeps in the
+ * heap: the gateway starts smaller and peaks lower under large pages. It also needs no node_modules
+ * at run time.
  *
  * dist/ runs on its own: its package.json makes the files ES modules, and
  * dist/THIRD_PARTY_LICENSES.txt carries the license of every package in the bundle.

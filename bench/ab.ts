@@ -27,15 +27,19 @@ export interface AbSide {
 
 export type AbResult = { rows: number; base: AbSide; current: AbSide; change: number }[];
 
-/** The ref's src/, extracted inside the checkout (node_modules resolve upwards) and built as this checkout builds. */
+/** The paths a ref's build reads; a ref older than the simulator's own folder has no simulator/. */
+const BUILD_INPUTS = ['src', 'simulator', 'build.mjs', 'tsconfig.json', 'package.json'];
+
+/** The ref's sources, extracted inside the checkout (node_modules resolve upwards) and built by the ref's own build.mjs. */
 async function buildRef(ref: string): Promise<string> {
   const dir = `${RESULTS}/ab/src-tree/`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const archive = execFileSync('git', ['archive', ref, 'src', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const present = execFileSync('git', ['ls-tree', '--name-only', ref, ...BUILD_INPUTS], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const archive = execFileSync('git', ['archive', ref, ...present], { cwd: ROOT, maxBuffer: 1 << 28 });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
   const out = `${RESULTS}/ab/build`;
-  await buildGateway(dir, out);
+  await buildGateway(dir, out, `${dir}build.mjs`);
   return `${out}/index.js`;
 }
 

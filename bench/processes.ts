@@ -130,8 +130,8 @@ async function compile(project: string, outDir: string, entry: string): Promise<
  * bench/results/build, or the tree under `root` into `outDir`. Types are `npm run typecheck`'s
  * business, not the build's.
  */
-export async function buildGateway(root = ROOT, outDir = BUILD_DIR): Promise<void> {
-  const { code, out } = await runNode([`${ROOT}build.mjs`, `--root=${root}`, `--outdir=${outDir}`]);
+export async function buildGateway(root = ROOT, outDir = BUILD_DIR, buildScript = `${ROOT}build.mjs`): Promise<void> {
+  const { code, out } = await runNode([buildScript, `--root=${root}`, `--outdir=${outDir}`]);
   if (code !== 0 || !existsSync(`${outDir}/index.js`)) throw new Error(`the build wrote no ${outDir}/index.js:\n${out}`);
 }
 
