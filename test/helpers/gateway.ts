@@ -25,7 +25,7 @@ export interface GraphQLResponse<TData = any> {
 
 export interface TestGateway {
   readonly sim: Simulator;
-  /** In front of the simulator's identity routes, with `holdIdentity`. */
+  /** In front of the simulator (both services), with `holdUpstream`. */
   readonly upstream: HoldingProxy | undefined;
   readonly yoga: GatewayYoga;
   readonly config: Config;
@@ -52,16 +52,16 @@ export async function startTestGateway(
     config?: Partial<Config>;
     gateway?: Pick<GatewayOptions, 'tracing' | 'isReady'>;
     upstream?: Pick<UpstreamOptions, 'interceptors'>;
-    /** Identity calls held in flight until the test lets them go (`TestGateway.upstream`). */
-    holdIdentity?: (request: IncomingMessage) => boolean;
+    /** Upstream calls held in flight until the test lets them go (`TestGateway.upstream`). */
+    holdUpstream?: (request: IncomingMessage) => boolean;
   } = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator(options.simulator);
-  const upstream = options.holdIdentity ? await startHoldingProxy(sim.url, options.holdIdentity) : undefined;
+  const upstream = options.holdUpstream ? await startHoldingProxy(sim.url, options.holdUpstream) : undefined;
   const config: Config = {
     ...loadConfig({
       ...simulatorEnv(sim),
-      ...(upstream ? { IDENTITY_BASE_URL: upstream.url } : {}),
+      ...(upstream ? { IDENTITY_BASE_URL: upstream.url, CONTENT_LIBRARY_URL: upstream.url } : {}),
       GATEWAY_ALLOW_ANONYMOUS: 'true',
       LOG_LEVEL: 'debug',
       ...options.env,
@@ -122,5 +122,5 @@ export function servedGateway(): { readonly gateway: TestGateway; readonly serve
   return served;
 }
 
-/** Holds the simulator's audit calls: `holdIdentity: auditCalls`. */
+/** Holds the simulator's audit calls: `holdUpstream: auditCalls`. */
 export const auditCalls = (request: IncomingMessage): boolean => request.url!.startsWith('/analytics/reports/audit');

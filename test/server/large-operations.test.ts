@@ -9,7 +9,7 @@ describe('large operations take turns (LARGE_OPERATION_CONCURRENCY)', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     // The upstream holds the audit calls until the test has seen which ones were made.
-    gateway = await startTestGateway({ env: { LARGE_OPERATION_CONCURRENCY: '1', AUDIT_CACHE_MAX_BYTES: '0' }, holdIdentity: auditCalls });
+    gateway = await startTestGateway({ env: { LARGE_OPERATION_CONCURRENCY: '1', AUDIT_CACHE_MAX_BYTES: '0' }, holdUpstream: auditCalls });
   });
   afterAll(() => gateway.close());
 
