@@ -4,12 +4,12 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /**
- * The start-up and replica tests spawn processes and mostly wait on them: they run in a project of
- * their own, which vitest starts before the others (isolated projects first), so the longest file
- * never begins last. The heavier process tests (the build, Hive Gateway, the README's upstream mode,
- * the browser) are in the soak suite.
+ * The start-up tests spawn processes and mostly wait on them: they run in a project of their own,
+ * which vitest starts before the others (isolated projects first), so the longest file never
+ * begins last. The heavier process tests (the build, Hive Gateway, the README's upstream mode, the
+ * browser, replicas as processes, fuzzing the entry point at full size) are in the soak suite.
  */
-const PROCESS_TESTS = ['test/startup.test.ts', 'test/shared-store/live-replica-processes.test.ts'];
+const PROCESS_TESTS = ['test/startup.test.ts'];
 
 /**
  * Files that fake timers run isolated: in the shared workers, a fake `setTimeout` left behind (by a

@@ -2,6 +2,7 @@
  * A gateway wired to a fresh simulator over real HTTP, driven in-process through yoga.fetch.
  * Logs go to memory so tests can read them.
  */
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/lib/config.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -10,6 +11,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../sim
 import { createUpstreams, type UpstreamOptions } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
 import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/gateway/yoga.js';
+import { startHoldingProxy, type HoldingProxy } from './holding-proxy.js';
 import { listen, type Listening } from './listen.js';
 import { MemoryLog } from './memory-log.js';
 import { simulatorEnv } from './simulator-env.js';
@@ -23,6 +25,8 @@ export interface GraphQLResponse<TData = any> {
 
 export interface TestGateway {
   readonly sim: Simulator;
+  /** In front of the simulator (both services), with `holdUpstream`. */
+  readonly upstream: HoldingProxy | undefined;
   readonly yoga: GatewayYoga;
   readonly config: Config;
   readonly upstreams: Upstreams;
@@ -48,12 +52,16 @@ export async function startTestGateway(
     config?: Partial<Config>;
     gateway?: Pick<GatewayOptions, 'tracing' | 'isReady'>;
     upstream?: Pick<UpstreamOptions, 'interceptors'>;
+    /** Upstream calls held in flight until the test lets them go (`TestGateway.upstream`). */
+    holdUpstream?: (request: IncomingMessage) => boolean;
   } = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator(options.simulator);
+  const upstream = options.holdUpstream ? await startHoldingProxy(sim.url, options.holdUpstream) : undefined;
   const config: Config = {
     ...loadConfig({
       ...simulatorEnv(sim),
+      ...(upstream ? { IDENTITY_BASE_URL: upstream.url, CONTENT_LIBRARY_URL: upstream.url } : {}),
       GATEWAY_ALLOW_ANONYMOUS: 'true',
       LOG_LEVEL: 'debug',
       ...options.env,
@@ -76,6 +84,7 @@ export async function startTestGateway(
     yoga.fetch(new URL(path, 'http://gateway.test'), init ?? {});
   return {
     sim,
+    upstream,
     yoga,
     config,
     upstreams,
@@ -93,6 +102,7 @@ export async function startTestGateway(
     },
     async close() {
       await upstreams.close();
+      await upstream?.close();
       await sim.close();
     },
   };
@@ -111,3 +121,6 @@ export function servedGateway(): { readonly gateway: TestGateway; readonly serve
   });
   return served;
 }
+
+/** Holds the simulator's audit calls: `holdUpstream: auditCalls`. */
+export const auditCalls = (request: IncomingMessage): boolean => request.url!.startsWith('/analytics/reports/audit');

@@ -68,23 +68,25 @@ describe.each([
   ['WebSocket', subscribeWs],
 ])('a replay of a busy window over %s', (_transport, subscribe) => {
   it('is delivered whole to a client that reads it, then the live records', async () => {
-    server = await startLiveServer();
+    // A window four times what a client may be behind, over several upstream pages.
+    const maxBuffered = 100;
+    server = await startLiveServer({ maxBuffered, pageSize: 100 });
     const live = server;
     const now = Date.now();
-    const replayed = insertSpread(live, 4000, 'Busy', now - 120_000, now - 10_000);
+    const replayed = insertSpread(live, 4 * maxBuffered, 'Busy', now - 120_000, now - 10_000);
     const sub = await registered(live, () => subscribe(live.url, { filter: { objectType: 'Busy' }, since: new Date(now - 180_000).toISOString() }));
     cleanups.push(() => sub.stop());
-    // New records keep arriving while the client reads the replay.
+    // New records keep arriving while the client reads the replay: one each time it has read 20 more.
     const arrived: string[] = [];
     for (let i = 0; i < 20; i++) {
       arrived.push(...live.sim.control.insertEvents(1, { objectType: 'Busy' }).map((r) => r.uuid));
-      await sleep(50);
+      await sub.received.until((r) => r.uuids.length >= Math.min(replayed.length, (i + 1) * 20) || r.done, 30_000);
     }
-    await sub.received.until((r) => r.uuids.length >= replayed.length + arrived.length || r.done, 80_000);
+    await sub.received.until((r) => r.uuids.length >= replayed.length + arrived.length || r.done, 30_000);
     expect(sub.received.errors).toEqual([]);
     expect(sub.received.uuids.slice(0, replayed.length)).toEqual(replayed);
     expect(sub.received.uuids.slice(replayed.length).sort()).toEqual([...arrived].sort());
-  }, 90_000);
+  }, 60_000);
 });
 
 describe.each([
@@ -93,7 +95,7 @@ describe.each([
 ])('a client that stops reading over %s', (_transport, stalled) => {
   it('is cut off: its slot is free again at once, and its connection is ended', async () => {
     const serverSockets: Socket[] = [];
-    server = await startLiveServer({ stallMs: 3000, endGraceMs: 500, onConnection: (socket) => void serverSockets.push(socket) });
+    server = await startLiveServer({ stallMs: 300, endGraceMs: 100, onConnection: (socket) => void serverSockets.push(socket) });
     const live = server;
     const now = Date.now();
     // Tokens of 128 digests make each record about 2 KB: more than the sockets' buffers hold.

@@ -18,12 +18,16 @@ import { createGateway } from '../../src/gateway/yoga.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { closeServer } from '../helpers/listen.js';
+import { startHoldingProxy, type HoldingProxy } from '../helpers/holding-proxy.js';
 
 export const API_KEY = 'live-test-key';
+export { auditCalls } from '../helpers/gateway.js';
 
 export interface LiveServer {
   readonly url: string;
   readonly sim: Simulator;
+  /** In front of the simulator's identity routes, with `holdIdentity`. */
+  readonly upstream: HoldingProxy | undefined;
   readonly config: Config;
   readonly liveAudit: LiveAudit;
   readonly webSockets: WebSockets;
@@ -48,11 +52,15 @@ export async function startLiveServer(
     sendQueueBytes?: number;
     /** How long a WebSocket may take to send `connection_init`. */
     connectionInitWaitTimeout?: number;
+    /** Identity calls held in flight until the test lets them go (`LiveServer.upstream`). */
+    holdIdentity?: (request: IncomingMessage) => boolean;
   } = {},
 ): Promise<LiveServer> {
   const sim = await startSimulator({ eventCount: 200, ...options.simulator });
+  const upstream = options.holdIdentity ? await startHoldingProxy(sim.url, options.holdIdentity) : undefined;
   const config = loadConfig({
     ...simulatorEnv(sim),
+    ...(upstream ? { IDENTITY_BASE_URL: upstream.url } : {}),
     GATEWAY_API_KEYS: API_KEY,
     AUDIT_LIVE_POLL_MS: '50',
     AUDIT_CACHE_SETTLE_MS: '5000',
@@ -89,6 +97,7 @@ export async function startLiveServer(
   return {
     url: `http://127.0.0.1:${port}/graphql`,
     sim,
+    upstream,
     config,
     liveAudit,
     webSockets,
@@ -97,6 +106,7 @@ export async function startLiveServer(
       await webSockets.close();
       await closeServer(server);
       await upstreams.close();
+      await upstream?.close();
       await sim.close();
     },
   };

@@ -4,7 +4,7 @@
  * and type, its duration, how it ended and the codes of the errors it was sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LIVE_QUERY, registered, startLiveServer, type LiveServer } from './live-server.js';
+import { auditCalls, LIVE_QUERY, registered, startLiveServer, type LiveServer } from './live-server.js';
 import { RawConnections, sendSubscribe as subscribe, settledOperation as settled } from './raw-clients.js';
 
 let server: LiveServer | undefined;
@@ -69,14 +69,15 @@ describe('the access line of an operation over a WebSocket', () => {
   });
 
   it('says a refused operation ended in an error, with its code', async () => {
-    server = await startLiveServer({ executionLimits: { perConnection: 1, total: 100 } });
-    server.sim.control.setLatency(300, 'audit');
+    // The upstream holds 'slow' in flight until the one after it is refused.
+    server = await startLiveServer({ executionLimits: { perConnection: 1, total: 100 }, holdIdentity: auditCalls });
     const socket = await connect(server);
     subscribe(socket, 'invalid', '{ noSuchField }');
     await settled(socket, 'invalid');
     subscribe(socket, 'slow', '{ auditEvents(first: 1) { totalCount } }');
     subscribe(socket, 'one-too-many', '{ auditEvents(first: 1) { totalCount } }');
     await settled(socket, 'one-too-many');
+    server.upstream!.release();
     await settled(socket, 'slow');
 
     expect(await lineOf(server, 'invalid')).toMatchObject({ end: 'error', errors: ['GRAPHQL_VALIDATION_FAILED'] });

@@ -4,8 +4,9 @@
  * (20,000 small queries on one socket exhausted the heap). An operation ends with its socket, and
  * gives back a large operation's turn once its answer is sent.
  */
+import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, registered, startLiveServer, sleep, subscribeWs, type LiveServer } from './live-server.js';
+import { API_KEY, auditCalls, registered, startLiveServer, subscribeWs, type LiveServer } from './live-server.js';
 import { RawConnections, sendSubscribe as subscribe, settledOperation as settled } from './raw-clients.js';
 
 let server: LiveServer | undefined;
@@ -33,8 +34,8 @@ async function largePageOverHttp(live: LiveServer, timeoutMs: number): Promise<u
 
 describe('operations a WebSocket runs at once', () => {
   it('refuses a subscribe message past the connection\'s limit with RATE_LIMITED, keeps the connection, and runs one sent once another has finished', async () => {
-    server = await startLiveServer({ executionLimits: { perConnection: 2, total: 100 } });
-    server.sim.control.setLatency(300, 'audit');
+    // The upstream holds the first two in flight until the third is refused.
+    server = await startLiveServer({ executionLimits: { perConnection: 2, total: 100 }, holdIdentity: auditCalls });
     const socket = await connect(server);
     for (const id of ['a', 'b', 'c']) subscribe(socket, id, PAGE);
 
@@ -50,6 +51,7 @@ describe('operations a WebSocket runs at once', () => {
         ],
       },
     ]);
+    server.upstream!.release();
     for (const id of ['a', 'b']) expect((await settled(socket, id)).map((m) => m.type)).toEqual(['next', 'complete']);
     subscribe(socket, 'd', PAGE);
     expect((await settled(socket, 'd')).map((m) => m.type)).toEqual(['next', 'complete']);
@@ -57,22 +59,25 @@ describe('operations a WebSocket runs at once', () => {
   });
 
   it('lets a connection run 64 operations at once by default', async () => {
-    server = await startLiveServer();
-    server.sim.control.setLatency(300, 'audit');
+    server = await startLiveServer({ holdIdentity: auditCalls });
     const socket = await connect(server);
     const ids = Array.from({ length: 65 }, (_, i) => String(i));
     for (const id of ids) subscribe(socket, id, PAGE);
+    await settled(socket, '64');
+    server.upstream!.release();
     const outcomes = await Promise.all(ids.map((id) => settled(socket, id)));
     expect(outcomes.slice(0, 64).every((messages) => messages.map((m) => m.type).join() === 'next,complete')).toBe(true);
     expect(outcomes[64]![0]).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'RATE_LIMITED' } }] });
   });
 
   it('counts the operations of every connection against the total', async () => {
-    server = await startLiveServer({ executionLimits: { perConnection: 5, total: 3 } });
-    server.sim.control.setLatency(300, 'audit');
+    server = await startLiveServer({ executionLimits: { perConnection: 5, total: 3 }, holdIdentity: auditCalls });
     const [first, second] = [await connect(server), await connect(server)];
     const sent = [[first, 'a'], [first, 'b'], [second, 'a'], [second, 'b']] as const;
     for (const [socket, id] of sent) subscribe(socket, id, PAGE);
+    // While the upstream holds the others, only the one refused can end.
+    await Promise.race(sent.map(([socket, id]) => settled(socket, id)));
+    server.upstream!.release();
     const outcomes = await Promise.all(sent.map(([socket, id]) => settled(socket, id)));
     // Which one comes fourth depends on how the two sockets' messages interleave.
     const refused = outcomes.filter((messages) => messages[0]!.type === 'error');
@@ -108,16 +113,16 @@ describe('operations a WebSocket runs at once', () => {
   });
 
   it('ends an operation with its socket: its large operation\'s turn goes to the next one at once', async () => {
-    server = await startLiveServer({ env: { LARGE_OPERATION_CONCURRENCY: '1' } });
+    // The upstream holds the first audit call (the held operation's) for as long as the test runs.
+    let first = true;
+    const firstAuditCall = (request: IncomingMessage) => auditCalls(request) && first && !(first = false);
+    server = await startLiveServer({ env: { LARGE_OPERATION_CONCURRENCY: '1' }, holdIdentity: firstAuditCall });
     const live = server;
     const socket = await connect(live);
-    // The upstream holds the page for 8 s; the socket is gone long before.
-    live.sim.control.setLatency(8000, 'audit');
     subscribe(socket, 'held', LARGE_PAGE);
-    await sleep(300);
+    await live.upstream!.held();
     socket.socket.destroy();
-    live.sim.control.setLatency(0);
-    // Well before the held page's 8 s: the turn it held was given back when its socket closed.
-    expect(await largePageOverHttp(live, 5000)).toMatchObject({ auditEvents: { totalCount: expect.any(Number) } });
+    // The held page never comes: the turn it held was given back when its socket closed.
+    expect(await largePageOverHttp(live, 20_000)).toMatchObject({ auditEvents: { totalCount: expect.any(Number) } });
   });
 });

@@ -3,7 +3,8 @@
  * Over a raw socket they get the same status with a JSON BAD_REQUEST error and `connection: close`;
  * each status and the connections closed without a word: client-error-units.test.ts.
  * A request without a Host header got Node's empty 400 too, and one whose Host is not a host a 500
- * whose text body was a TypeError's stack: both are a JSON 400, logged at info.
+ * whose text body was a TypeError's stack: both are a JSON 400, logged at info. The entry point's
+ * wiring of these answers: test/startup.test.ts.
  */
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -14,7 +15,6 @@ import { createLogger } from '../../src/lib/logger.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
-import { runGateway } from '../helpers/process.js';
 
 /** Sends raw bytes and resolves with everything the server wrote before it closed the connection. */
 function exchange(port: number, bytes: string): Promise<string> {
@@ -135,25 +135,5 @@ describe('requests whose URL cannot be read', () => {
 
   it('answers an operation once its Host is well-formed', async () => {
     expect(await exchange(port, postWithHost('x:4000'))).toMatch(/^HTTP\/1\.1 200 [^]*\{"data":\{"__typename":"Query"\}\}$/);
-  });
-});
-
-describe('the entry point', () => {
-  it('answers a malformed request line, and a missing or malformed Host, with a JSON 400', { timeout: 90_000 }, async () => {
-    const gateway = runGateway({});
-    try {
-      const port = Number(new URL(await gateway.ready).port);
-      for (const [bytes, message] of [
-        ['GARBAGE\r\n\r\n', 'The request is not valid HTTP.'],
-        ['GET /healthz HTTP/1.1\r\nhost: a b\r\n\r\n', 'The Host header is not a host name or address with an optional port.'],
-        ['GET /healthz HTTP/1.1\r\n\r\n', 'The request has no Host header.'],
-      ]) {
-        const answer = parseAnswer(await exchange(port, bytes!));
-        expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
-        expect(answer.body).toEqual(refusal(message!));
-      }
-    } finally {
-      await gateway.stop('SIGKILL');
-    }
   });
 });

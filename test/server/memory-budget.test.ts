@@ -23,6 +23,7 @@ import { createUpstreams } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
 import { attachWebSockets, type WebSockets } from '../../src/server/websocket/index.js';
 import { createGateway } from '../../src/gateway/yoga.js';
+import { startHoldingProxy, type HoldingProxy } from '../helpers/holding-proxy.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { parse, rawClients, type RawClient } from '../helpers/raw-http.js';
@@ -93,17 +94,29 @@ async function until(condition: () => boolean, ms = 5000): Promise<void> {
 const statusOf = (client: RawClient) => client.received.slice(0, client.received.indexOf('\r\n'));
 
 describe('requests waiting for a slow upstream', () => {
-  let served: Served;
-  beforeAll(async () => {
-    served = await serve({ UPSTREAM_TIMEOUT_MS: '3000' });
+  let served: Served | undefined;
+  let upstream: HoldingProxy | undefined;
+  /** A gateway whose content library calls for files are held until the test lets them go. */
+  async function serveHoldingFiles(env: Record<string, string> = {}): Promise<{ served: Served; upstream: HoldingProxy }> {
+    upstream = await startHoldingProxy(sim.url, (request) => request.url!.includes('/updatesession/file'));
+    served = await serve({ CONTENT_LIBRARY_URL: upstream.url, ...env });
+    return { served, upstream };
+  }
+  afterEach(async () => {
+    await served?.close();
+    await upstream?.close();
+    served = upstream = undefined;
   });
-  afterEach(() => sim.control.clearFaults());
-  afterAll(() => served.close());
 
   it('hold their share until they are answered: past the budget a fat POST is refused at once, 503 RATE_LIMITED with retry-after', async () => {
-    sim.control.setLatency(2000, 'files');
+    const { served, upstream } = await serveHoldingFiles();
     const clients = Array.from({ length: 12 }, () => open(served.port, fatFilesQuery));
-    const answers = (await Promise.all(clients.map((client) => client.answer(8000)))).map(parse);
+    let refusedSoFar = 0;
+    const pending = clients.map((client) => client.answer(20_000).then((answer) => (refusedSoFar++, answer)));
+    // Every request is either refused or waiting on the upstream before any is answered.
+    await until(() => refusedSoFar + upstream.heldCount() === 12, 20_000);
+    upstream.release();
+    const answers = (await Promise.all(pending)).map(parse);
 
     const refused = answers.filter((answer) => answer.statusLine === 'HTTP/1.1 503 Service Unavailable');
     const served200 = answers.filter((answer) => answer.statusLine === 'HTTP/1.1 200 OK');
@@ -121,7 +134,7 @@ describe('requests waiting for a slow upstream', () => {
   });
 
   it('give their share back when their client goes away while they wait', async () => {
-    sim.control.setLatency(3000, 'files');
+    const { served } = await serveHoldingFiles();
     const clients = Array.from({ length: 6 }, () => open(served.port, fatFilesQuery));
     await until(() => served.budget.bytes >= 6 * 240 * KB);
     expect(served.budget.bytes).toBeGreaterThanOrEqual(6 * 240 * KB);
@@ -131,9 +144,10 @@ describe('requests waiting for a slow upstream', () => {
   });
 
   it('give their share back when their upstream call times out', async () => {
-    sim.control.setLatency(6000, 'files');
+    // The upstream never answers: each call ends with its deadline.
+    const { served } = await serveHoldingFiles({ UPSTREAM_TIMEOUT_MS: '500' });
     const clients = Array.from({ length: 4 }, () => open(served.port, fatFilesQuery));
-    const answers = (await Promise.all(clients.map((client) => client.answer(8000)))).map(parse);
+    const answers = (await Promise.all(clients.map((client) => client.answer(20_000)))).map(parse);
     for (const answer of answers) {
       expect(answer.body).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
     }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/lib/config.js';
 import { SESSION_IDS } from '../../simulator/index.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
+import { startHoldingProxy } from '../helpers/holding-proxy.js';
 import { fullWindow, HOUR, startUpstreamHarness, timed, type UpstreamHarness } from '../helpers/upstream.js';
 
 let harness: UpstreamHarness;
@@ -87,16 +88,29 @@ describe('connection pools', { timeout: 15_000 }, () => {
   });
 
   it("one service's slow answers never hold up the other's calls on the same origin", async () => {
-    const upstreams = upstreamsWith({ upstreamMaxConnections: 1 });
-    await Promise.all([audit(upstreams), files(upstreams)]);
-    harness.sim.control.setLatency(1500, 'audit');
-    // The identity service's only connection is taken until the slow answer comes.
-    const slow = timed(audit(upstreams));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const other = await timed(files(upstreams));
-    expect(other.error).toBeUndefined();
-    expect(other.ms).toBeLessThan(750);
-    expect((await slow).error).toBeUndefined();
+    // Both services on one origin, a proxy that holds audit calls until the test lets them go.
+    let holding = false;
+    const origin = await startHoldingProxy(harness.sim.url, (request) => holding && request.url!.startsWith('/analytics/reports/audit'));
+    try {
+      const upstreams = upstreamsWith({
+        upstreamMaxConnections: 1,
+        identity: { ...harness.config.identity!, baseUrl: origin.url },
+        contentLibrary: { ...harness.config.contentLibrary!, url: origin.url },
+      });
+      await Promise.all([audit(upstreams), files(upstreams)]);
+      holding = true;
+      // The identity service's only connection is taken until the held answer comes.
+      let slowDone = false;
+      const slow = timed(audit(upstreams)).finally(() => (slowDone = true));
+      await origin.held();
+      const other = await timed(files(upstreams));
+      expect(other.error).toBeUndefined();
+      expect(slowDone).toBe(false);
+      origin.release();
+      expect((await slow).error).toBeUndefined();
+    } finally {
+      await origin.close();
+    }
   });
 
   it('refuses a body over UPSTREAM_MAX_BODY_BYTES as UPSTREAM_INVALID_RESPONSE instead of reading it', async () => {

@@ -3,7 +3,8 @@
  * over SSE: the upstream is read by one of them; every subscriber on every replica gets each record
  * once, in one order; a token resumes on another replica; SIGKILL of the replica that reads hands
  * the filter to another within the lease time; Redis killed and started again mid-stream loses and
- * repeats nothing; nothing secret is written to Redis.
+ * repeats nothing; nothing secret is written to Redis. The same promises in-process, fast:
+ * test/shared-store/live-tail.test.ts.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { DEMO_CLIENT, DEMO_USER, startSimulator, type Simulator } from '../../si
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 import { subscribeSse, type Received } from '../live/live-server.js';
-import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';
+import { redisServerForSuite, skipWithoutRedis } from '../shared-store/redis-server.js';
 
 const skip = skipWithoutRedis('live tail across replica processes');
 const OBJECT_TYPE = 'REPLICA_TEST';
