@@ -1,9 +1,7 @@
 /**
- * Optional OpenTelemetry tracing through @envelop/opentelemetry: one span per GraphQL operation
- * (and per resolver when asked), exported over OTLP/HTTP. An incoming W3C `traceparent` makes the
- * operation span a child of the caller's span, and every upstream call a child span of the
- * operation. Variables, results, query strings and credentials stay out of the spans: they may
- * carry personal data from the audit log or secrets.
+ * Optional OpenTelemetry tracing through @envelop/opentelemetry: one span per GraphQL operation,
+ * a child of the caller's `traceparent`, and a child span per upstream call, exported over OTLP/HTTP.
+ * Variables, results, query strings and credentials stay out: they may carry personal data or secrets.
  */
 import { getCurrentOtelContext, setCurrentOtelContext, useOpenTelemetry } from '@envelop/opentelemetry';
 import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
@@ -22,7 +20,6 @@ export interface TracingOptions {
   readonly endpoint?: string | undefined;
   /** Tests hand in an in-memory exporter instead. */
   readonly exporter?: SpanExporter;
-  readonly resolverSpans?: boolean;
 }
 
 export interface Tracing {
@@ -94,23 +91,15 @@ function upstreamTracerFor(tracer: Tracer): UpstreamTracer {
 
 /**
  * Sends the active span's context (`traceparent`, `tracestate`) with each upstream request, so that
- * an upstream with tracing of its own shows its spans inside the gateway's.
+ * an upstream with tracing of its own shows its spans inside the gateway's. Runs first of the
+ * interceptors, on the plain header object the upstream layer sends.
  */
-function propagateToUpstream(): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (options, handler) => {
-    const carrier: Record<string, string> = {};
-    propagation.inject(context.active(), carrier);
-    if (Object.keys(carrier).length === 0) return dispatch(options, handler);
-    const { headers } = options;
-    // The upstream layer sends plain objects; the other forms undici accepts are kept working.
-    const withContext = Array.isArray(headers)
-      ? [...headers, ...Object.entries(carrier).flat()]
-      : headers && Symbol.iterator in headers
-        ? [...(headers as Iterable<[string, string | string[] | undefined]>), ...Object.entries(carrier)]
-        : { ...headers, ...carrier };
-    return dispatch({ ...options, headers: withContext }, handler);
-  };
-}
+const propagateToUpstream: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  if (Object.keys(carrier).length === 0) return dispatch(options, handler);
+  return dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), ...carrier } }, handler);
+};
 
 export function createTracing(options: TracingOptions): Tracing {
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
@@ -130,7 +119,7 @@ export function createTracing(options: TracingOptions): Tracing {
         addPlugin(useTraceContext());
         addPlugin(
           useOpenTelemetry(
-            { resolvers: options.resolverSpans ?? false, variables: false, result: false, document: true },
+            { resolvers: false, variables: false, result: false, document: true },
             provider,
             undefined,
             undefined,
@@ -140,7 +129,7 @@ export function createTracing(options: TracingOptions): Tracing {
       },
     }),
     upstreamTracer,
-    upstreamInterceptor: propagateToUpstream(),
+    upstreamInterceptor: propagateToUpstream,
     shutdown: () => provider.shutdown(),
   };
 }
