@@ -14,14 +14,10 @@ export interface Caller {
 
 export const ANONYMOUS: Caller = { id: 'anonymous' };
 
-/**
- * What the plugins learn about a request before it is parsed, kept on Yoga's per-request server
- * context: Yoga starts the GraphQL context from that object, so resolvers see the same values.
- */
+/** What plugins learn before parsing, on Yoga's server context (the GraphQL context starts from it). */
 export type RequestState = {
-  /** Set by the request-id plugin when the request arrives. */
   requestId?: string;
-  /** Set by the caller-auth plugin once the caller is admitted; absent: anonymous. */
+  /** Absent: anonymous. */
   caller?: Caller;
 };
 
@@ -33,9 +29,8 @@ export interface GatewayContext {
   /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
   readonly signal: AbortSignal | undefined;
   /**
-   * The operation's deadline (REQUEST_TIMEOUT_MS), from the context's making: every upstream call of
-   * the operation ends by then, @defer and @stream parts included; its signal also aborts when
-   * the caller goes away. Undefined: the calls are bounded by their own timeout only.
+   * REQUEST_TIMEOUT_MS from the context's making: every upstream call of the operation ends by then,
+   * @defer and @stream parts included. Undefined: the calls are bounded by their own timeout only.
    */
   readonly deadline: OperationDeadline | undefined;
 }
@@ -71,9 +66,8 @@ export function createGatewayContext(input: {
 }
 
 /**
- * Ends each operation's deadline with the operation: its timer goes when the result is complete
- * (the last part of an incremental one). A subscription's live stream has no deadline: its
- * context's goes at once (its catch-up reads have their own, src/audit/live/hub.ts).
+ * Ends each operation's deadline when its result is complete (the last part of an incremental one).
+ * A subscription's live stream has none: its context's goes at once (catch-up reads have their own).
  */
 export function useOperationDeadline(): Plugin<GatewayContext> {
   return {

@@ -12,14 +12,10 @@ const isTrue = (v: string) => v === 'true' || v === '1';
 const text = variable(z.string().trim().optional());
 const secret = variable(z.string().optional());
 const urlWith = (protocols: string[], message: string) =>
-  z
-    .string()
-    .trim()
-    .refine((v) => URL.canParse(v) && protocols.includes(new URL(v).protocol), { message });
+  z.string().trim().refine((v) => URL.canParse(v) && protocols.includes(new URL(v).protocol), { message });
+const withoutTrailingSlashes = (v: string) => v.replace(/\/+$/, '');
 const httpUrl = variable(
-  urlWith(['http:', 'https:'], 'must be an absolute http(s) URL')
-    .transform((v) => v.replace(/\/+$/, ''))
-    .optional(),
+  urlWith(['http:', 'https:'], 'must be an absolute http(s) URL').transform(withoutTrailingSlashes).optional(),
 );
 const matching = (pattern: RegExp, message: string, fallback: string) =>
   variable(z.string().regex(pattern, { message }).default(fallback));
@@ -31,17 +27,8 @@ const wholeNumber = (min: number, max: number) => {
 const integer = (min: number, max: number, fallback: number) => variable(wholeNumber(min, max).default(fallback));
 const flagValue = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform(isTrue);
 const flag = (fallback: boolean) => variable(flagValue.default(fallback));
-const list = variable(
-  z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    )
-    .default([]),
-);
+const commaSeparated = (v: string) => v.split(',').map((item) => item.trim()).filter(Boolean);
+const list = variable(z.string().transform(commaSeparated).default([]));
 const GiB = 1024 ** 3;
 const MiB = 1024 * 1024;
 
@@ -128,8 +115,8 @@ function crossChecks(source: NodeJS.ProcessEnv): string[] {
   requireWith('CONTENT_LIBRARY_PASSWORD', ['CONTENT_LIBRARY_USERNAME']);
 
   const upstreamMode = valueOf('IDENTITY_BASE_URL') || valueOf('CONTENT_LIBRARY_URL');
-  const keys = valueOf('GATEWAY_API_KEYS').split(',').some((k) => k.trim() !== '');
-  if (upstreamMode && !keys && !valueOf('GATEWAY_JWT_JWKS_URL') && !isTrue(valueOf('GATEWAY_ALLOW_ANONYMOUS'))) {
+  const authenticated = commaSeparated(valueOf('GATEWAY_API_KEYS')).length > 0 || valueOf('GATEWAY_JWT_JWKS_URL');
+  if (upstreamMode && !authenticated && !isTrue(valueOf('GATEWAY_ALLOW_ANONYMOUS'))) {
     problems.push(
       'GATEWAY_API_KEYS: required in upstream mode, so that callers must authenticate ' +
         '(or set GATEWAY_JWT_JWKS_URL for JWT callers, or GATEWAY_ALLOW_ANONYMOUS=true to let anyone in)',

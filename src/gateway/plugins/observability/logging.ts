@@ -10,7 +10,7 @@ import { CallerGoneError, ErrorCode, GatewayError, isMarkedLogged } from '../../
 import type { Logger } from '../../../lib/logger.js';
 import { callerOf } from '../auth/caller-auth.js';
 import { currentRequestId, requestIdOf } from '../http/request-id.js';
-import { isVariableValueError } from '../../variable-errors.js';
+import { isVariableValueError } from '../../error-masking.js';
 
 const CALLER_MISTAKES = new Set<string>([ErrorCode.BAD_USER_INPUT, ErrorCode.UNAUTHENTICATED, ErrorCode.NOT_FOUND]);
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);

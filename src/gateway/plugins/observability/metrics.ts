@@ -199,10 +199,11 @@ export function createMetrics() {
   const upstreamEvents: UpstreamEvents = {
     onUpstreamCall(event) {
       const labels = { service: event.service, route: event.route };
-      upstreamDuration.observe({ ...labels, status: String(event.status ?? 'none'), outcome: event.outcome }, event.durationMs / 1000);
+      const status = String(event.status ?? 'none');
+      upstreamDuration.observe({ ...labels, status, outcome: event.outcome }, event.durationMs / 1000);
       if (event.retries > 0) upstreamRetries.inc(labels, event.retries);
     },
-    onCredentialRenewal: (event) => credentialRenewals.inc({ service: event.service, kind: event.kind, outcome: event.outcome }),
+    onCredentialRenewal: ({ service, kind, outcome }) => credentialRenewals.inc({ service, kind, outcome }),
     onCacheLookup: (event) => cacheLookups.inc({ cache: event.cache, outcome: event.outcome }),
     onAnswerRefused: (event) => answersRefused.inc({ service: event.service, reason: event.reason }),
   };
@@ -217,7 +218,8 @@ export function createMetrics() {
     liveAuditEvents,
     /** Open live subscriptions and filters polled, read from the hub at each scrape. */
     observeLiveAudit(live: { stats(): LiveAuditStats }) {
-      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', () => live.stats().subscriptions);
+      const subscriptions = () => live.stats().subscriptions;
+      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', subscriptions);
       gauge(
         'gateway_live_pollers',
         'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
