@@ -1,8 +1,8 @@
 /** What every resolver receives: built once per GraphQL request. */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { lazyChild, type Logger } from '../lib/logger.js';
-import { createLoaders, type Loaders } from './loaders.js';
-import { createOperationDeadline, type OperationDeadline } from '../upstream/deadline.js';
+import { createLoaders } from './loaders.js';
+import { createOperationDeadline } from '../upstream/deadline.js';
 import type { CallOptions, Upstreams } from '../upstream/types.js';
 
 export interface Caller {
@@ -21,19 +21,7 @@ export type RequestState = {
   caller?: Caller;
 };
 
-export interface GatewayContext {
-  readonly requestId: string;
-  readonly log: Logger;
-  readonly caller: Caller;
-  readonly loaders: Loaders;
-  /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
-  readonly signal: AbortSignal | undefined;
-  /**
-   * REQUEST_TIMEOUT_MS from the context's making: every upstream call of the operation ends by then,
-   * @defer and @stream parts included. Undefined: the calls are bounded by their own timeout only.
-   */
-  readonly deadline: OperationDeadline | undefined;
-}
+export type GatewayContext = Readonly<ReturnType<typeof createGatewayContext>>;
 
 export function createGatewayContext(input: {
   upstreams: Upstreams;
@@ -42,7 +30,7 @@ export function createGatewayContext(input: {
   caller: Caller;
   signal?: AbortSignal;
   requestTimeoutMs?: number;
-}): GatewayContext {
+}) {
   const log = lazyChild(input.log, { requestId: input.requestId });
   const deadline = input.requestTimeoutMs === undefined ? undefined : createOperationDeadline(input.requestTimeoutMs, input.signal);
   const call: CallOptions = deadline
@@ -59,7 +47,12 @@ export function createGatewayContext(input: {
     requestId: input.requestId,
     log,
     caller: input.caller,
+    /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
     signal: input.signal,
+    /**
+     * REQUEST_TIMEOUT_MS from the context's making: every upstream call of the operation ends by then,
+     * @defer and @stream parts included. Undefined: the calls are bounded by their own timeout only.
+     */
     deadline,
     loaders: createLoaders(input.upstreams, call),
   };

@@ -206,17 +206,14 @@ export type WebSocketOperationEnd = 'complete' | 'error' | 'socket closed';
  */
 export class WebSocketOperationLog {
   readonly #started = performance.now();
-  #operationName: string | undefined;
-  #operationType: string | undefined;
+  #operation: ReturnType<typeof getOperationAST> = null;
   readonly #codes = new Set<string>();
   #written = false;
 
   constructor(private readonly id: string) {}
 
   parsed(document: DocumentNode, operationName: string | null | undefined): void {
-    const operation = getOperationAST(document, operationName ?? undefined);
-    this.#operationName = nameOf(operation?.name?.value);
-    this.#operationType = operation?.operation;
+    this.#operation = getOperationAST(document, operationName ?? undefined);
   }
 
   /** Errors sent to the client: in a result, or as the `error` message that refused the operation. */
@@ -232,8 +229,8 @@ export class WebSocketOperationLog {
       {
         requestId: connection.requestId,
         operationId: this.id.slice(0, MAX_LOGGED_ID),
-        operationName: this.#operationName,
-        operationType: this.#operationType,
+        operationName: nameOf(this.#operation?.name?.value),
+        operationType: this.#operation?.operation,
         durationMs: millisecondsSince(this.#started),
         caller: callerOf(connection).id,
         end,

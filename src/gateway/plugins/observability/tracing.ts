@@ -14,21 +14,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/events.js';
 
-export interface TracingOptions {
-  readonly serviceName: string;
-  /** OTLP/HTTP base URL, e.g. http://otel-collector:4318; spans go to <endpoint>/v1/traces. */
-  readonly endpoint?: string | undefined;
-  /** Tests hand in an in-memory exporter instead. */
-  readonly exporter?: SpanExporter;
-}
-
-export interface Tracing {
-  plugin(): Plugin;
-  /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
-  readonly upstreamTracer: UpstreamTracer;
-  readonly upstreamInterceptor: Dispatcher.DispatcherComposeInterceptor;
-  shutdown(): Promise<void>;
-}
+export type Tracing = ReturnType<typeof createTracing>;
 
 /** Fetch API headers (Yoga's may be a ponyfill, so not checked with instanceof). */
 interface RequestHeaders {
@@ -101,7 +87,11 @@ const propagateToUpstream: Dispatcher.DispatcherComposeInterceptor = (dispatch) 
   return dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), ...carrier } }, handler);
 };
 
-export function createTracing(options: TracingOptions): Tracing {
+/**
+ * `endpoint`: the OTLP/HTTP base URL (spans go to <endpoint>/v1/traces); tests hand in an
+ * in-memory `exporter` instead.
+ */
+export function createTracing(options: { serviceName: string; endpoint?: string; exporter?: SpanExporter }) {
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
   const provider = new NodeTracerProvider({
     resource: new Resource({ 'service.name': options.serviceName }),
@@ -113,7 +103,7 @@ export function createTracing(options: TracingOptions): Tracing {
   provider.register({ propagator: new W3CTraceContextPropagator() });
   const upstreamTracer = upstreamTracerFor(provider.getTracer(options.serviceName));
   return {
-    plugin: () => ({
+    plugin: (): Plugin => ({
       // Added right after this plugin, so the caller's context is in place before the span opens.
       onPluginInit: ({ addPlugin }) => {
         addPlugin(useTraceContext());
@@ -128,6 +118,7 @@ export function createTracing(options: TracingOptions): Tracing {
         );
       },
     }),
+    /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
     upstreamTracer,
     upstreamInterceptor: propagateToUpstream,
     shutdown: () => provider.shutdown(),
