@@ -142,13 +142,14 @@ export function createMetrics() {
     "Live audit records handed to subscribers' clients, one per record and subscriber.",
   );
 
+  const OPERATION = ['operation_type', 'operation_name'] as const;
   const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
     graphql_envelop_request: createCounter<Phase, OperationLabel>({
       registry,
       counter: {
         name: 'graphql_envelop_request_total',
         help: 'GraphQL operations executed, by type and name.',
-        labelNames: ['operation_type', 'operation_name'] as const,
+        labelNames: OPERATION,
       },
       phases: ['execute', 'subscribe'],
       fillLabelsFn: operationLabels,
@@ -158,7 +159,7 @@ export function createMetrics() {
       histogram: {
         name: 'graphql_envelop_request_duration_seconds',
         help: 'Time to execute a GraphQL operation, by type and name.',
-        labelNames: ['operation_type', 'operation_name'] as const,
+        labelNames: OPERATION,
         buckets: SECONDS_BUCKETS,
       },
       phases: ['execute', 'subscribe'],
@@ -169,7 +170,7 @@ export function createMetrics() {
       counter: {
         name: 'graphql_envelop_error_result_total',
         help: 'Errors in GraphQL results, by operation, phase and error code.',
-        labelNames: ['operation_type', 'operation_name', 'phase', 'code'] as const,
+        labelNames: [...OPERATION, 'phase', 'code'] as const,
       },
       phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
       fillLabelsFn: (params) => ({
