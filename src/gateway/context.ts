@@ -1,8 +1,8 @@
 /** What every resolver receives: built once per GraphQL request. */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { lazyChild, type Logger } from '../lib/logger.js';
-import { createLoaders, type Loaders } from './loaders.js';
-import { createOperationDeadline, type OperationDeadline } from '../upstream/deadline.js';
+import { createLoaders } from './loaders.js';
+import { createOperationDeadline } from '../upstream/deadline.js';
 import type { CallOptions, Upstreams } from '../upstream/types.js';
 
 export interface Caller {
@@ -14,31 +14,14 @@ export interface Caller {
 
 export const ANONYMOUS: Caller = { id: 'anonymous' };
 
-/**
- * What the plugins learn about a request before it is parsed, kept on Yoga's per-request server
- * context: Yoga starts the GraphQL context from that object, so resolvers see the same values.
- */
+/** What plugins learn before parsing, on Yoga's server context (the GraphQL context starts from it). */
 export type RequestState = {
-  /** Set by the request-id plugin when the request arrives. */
   requestId?: string;
-  /** Set by the caller-auth plugin once the caller is admitted; absent: anonymous. */
+  /** Absent: anonymous. */
   caller?: Caller;
 };
 
-export interface GatewayContext {
-  readonly requestId: string;
-  readonly log: Logger;
-  readonly caller: Caller;
-  readonly loaders: Loaders;
-  /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
-  readonly signal: AbortSignal | undefined;
-  /**
-   * The operation's deadline (REQUEST_TIMEOUT_MS), from the context's making: every upstream call of
-   * the operation ends by then, @defer and @stream parts included; its signal also aborts when
-   * the caller goes away. Undefined: the calls are bounded by their own timeout only.
-   */
-  readonly deadline: OperationDeadline | undefined;
-}
+export type GatewayContext = Readonly<ReturnType<typeof createGatewayContext>>;
 
 export function createGatewayContext(input: {
   upstreams: Upstreams;
@@ -47,7 +30,7 @@ export function createGatewayContext(input: {
   caller: Caller;
   signal?: AbortSignal;
   requestTimeoutMs?: number;
-}): GatewayContext {
+}) {
   const log = lazyChild(input.log, { requestId: input.requestId });
   const deadline = input.requestTimeoutMs === undefined ? undefined : createOperationDeadline(input.requestTimeoutMs, input.signal);
   const call: CallOptions = deadline
@@ -64,16 +47,20 @@ export function createGatewayContext(input: {
     requestId: input.requestId,
     log,
     caller: input.caller,
+    /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
     signal: input.signal,
+    /**
+     * REQUEST_TIMEOUT_MS from the context's making: every upstream call of the operation ends by then,
+     * @defer and @stream parts included. Undefined: the calls are bounded by their own timeout only.
+     */
     deadline,
     loaders: createLoaders(input.upstreams, call),
   };
 }
 
 /**
- * Ends each operation's deadline with the operation: its timer goes when the result is complete
- * (the last part of an incremental one). A subscription's live stream has no deadline: its
- * context's goes at once (its catch-up reads have their own, src/audit/live/hub.ts).
+ * Ends each operation's deadline when its result is complete (the last part of an incremental one).
+ * A subscription's live stream has none: its context's goes at once (catch-up reads have their own).
  */
 export function useOperationDeadline(): Plugin<GatewayContext> {
   return {

@@ -1,14 +1,12 @@
 /**
- * Per-request dataloaders: the same upstream call within one GraphQL request happens once.
- * Created anew for every request; across requests only closed audit windows are kept (see
- * src/upstream/identity/audit-cache.ts).
- *
- * Every upstream call of one request also goes through that request's budget: at most
- * REQUEST_CONCURRENCY calls in flight (one request cannot take every connection of an origin
- * from the others) and MAX_UPSTREAM_CALLS_PER_REQUEST in all; calls beyond fail on their own item.
- * A call whose turn comes after the request's deadline (or once its caller has gone) is not made.
+ * Per-request dataloaders: the same upstream call within one GraphQL request happens once (across
+ * requests only closed audit windows are kept, src/upstream/identity/audit-cache.ts). Each call
+ * also goes through the request's budget: REQUEST_CONCURRENCY in flight (one request cannot take
+ * every connection of an origin), MAX_UPSTREAM_CALLS_PER_REQUEST in all, the calls beyond failing
+ * on their own item. A call whose turn comes after the deadline (or once its caller left) is not made.
  */
 import DataLoader from 'dataloader';
+import pLimit from 'p-limit';
 import { BadUserInputError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { errorForAbort } from '../upstream/error-mapping.js';
 import type {
@@ -53,35 +51,8 @@ const settle = <T>(promises: Promise<T>[]) =>
   );
 const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
-/**
- * At most `max` calls of one request in flight; the rest wait in order. Small and synchronous on
- * the common path (one call, nothing waiting): no queue object or async wrapper per request.
- */
-function inFlightLimit(max: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  // A finished call hands its slot straight to the next waiting one, so `active` never exceeds max.
-  const release = () => {
-    const resume = waiting.shift();
-    if (resume) resume();
-    else active--;
-  };
-  return <T>(run: () => Promise<T>): Promise<T> => {
-    const go = () => {
-      const call = Promise.resolve().then(run);
-      call.then(release, release);
-      return call;
-    };
-    if (active < max) {
-      active++;
-      return go();
-    }
-    return new Promise<void>((resolve) => waiting.push(resolve)).then(go);
-  };
-}
-
 export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders {
-  const limit = inFlightLimit(REQUEST_CONCURRENCY);
+  const limit = pLimit(REQUEST_CONCURRENCY);
   let started = 0;
   /** Runs one upstream call within this request's budget; never throws synchronously. */
   const budgeted = <T>(service: UpstreamService, route: string, run: () => Promise<T>): Promise<T> => {

@@ -1,24 +1,15 @@
 /**
- * Bytes held at once by many holders, up to a bound. The gateway has one such budget for what
- * callers make the process hold (src/server/http-server.ts, src/gateway/plugins/limits/held-requests.ts: request
- * bodies arriving, parsed requests waiting, open subscriptions, answers queued for a client that
- * does not read), one for upstream answers being read and parsed (src/upstream/http.ts) and one for
- * the records live reads keep (src/audit/live/read-budget.ts). A holder that would take the total past
- * the bound is refused at once, never made to wait.
- *
- * Holders of up to `smallBytes` count nothing: ordinary ones must never be refused behind large
- * ones, and what bounds their number (connections) bounds what they hold.
+ * Bytes held at once by many holders, up to a bound: what callers make the process hold (memory-budget.ts),
+ * upstream answers being parsed, the records live reads keep. A holder that would pass the bound is
+ * refused at once, never made to wait. Holders of up to `smallBytes` count nothing: ordinary ones are
+ * never refused behind large ones, and what bounds their number (connections) bounds what they hold.
  */
 export interface ByteHolding {
   /** Adds `bytes` to the holding; false, adding nothing, when the total would pass the bound. */
   add(bytes: number): boolean;
   /** Sets what the holding holds to `bytes` (less gives back; more is refused as `add` is). */
   resize(bytes: number): boolean;
-  /**
-   * Sets the bytes queued for a client beside what the holding holds. They are already in the
-   * process and cannot be refused: they count even past the bound, and refuse new holders until
-   * given back.
-   */
+  /** Sets the bytes queued for a client: already in the process, they count even past the bound. */
   queued(bytes: number): void;
   /** Gives every byte back; later calls do nothing. */
   release(): void;
@@ -38,7 +29,7 @@ export class ByteReservations {
     return this.#reserved;
   }
 
-  /** Takes `bytes` if they fit; false, taking nothing, if they do not. */
+  /** Takes `bytes` if they fit; false, taking nothing, if not. */
   tryTake(bytes: number): boolean {
     if (this.#reserved + bytes > this.max) return false;
     this.#reserved += bytes;
@@ -56,10 +47,7 @@ export class ByteReservations {
     return holding.add(bytes) ? () => holding.release() : undefined;
   }
 
-  /**
-   * A reservation that grows (or shrinks) as what it holds does, for a length not known in
-   * advance. Its bytes count once it holds more than `smallBytes`, then all of them.
-   */
+  /** A reservation that grows or shrinks with what it holds; it counts once past `smallBytes`, then all of it. */
   holding(): ByteHolding {
     let held = 0;
     let queued = 0;

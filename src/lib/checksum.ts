@@ -1,9 +1,6 @@
 /**
- * A CRC-32 at the end of what the gateway hands out to be sent back (cursors, resume tokens).
- * Not a signature, they carry no secret: it tells a token the gateway wrote from one that was cut
- * short or altered, which could otherwise decode as another valid token (a cursor of "LAUNCH" cut
- * to one of "LAU"). CRC-32 finds every change within 32 consecutive bits, so any one character of
- * base64 changed, and misses another change or a cut once in 2^32.
+ * A CRC-32 at the end of tokens handed out to be sent back (cursors, resume tokens): not a signature
+ * (they hold no secret), it tells a token cut short or altered, which could decode as another valid one.
  */
 import { crc32 } from 'node:zlib';
 

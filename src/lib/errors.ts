@@ -1,7 +1,4 @@
-/**
- * The contract's error codes, and the errors the gateway raises for them.
- * Nothing here knows GraphQL: src/gateway/yoga.ts turns a GatewayError into the error a client sees.
- */
+/** The contract's error codes and the errors raised for them; src/gateway/error-masking.ts shows them to clients. */
 export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
@@ -29,10 +26,7 @@ export const CLIENT_ERROR_CODES: ReadonlySet<string> = new Set([
 
 export type UpstreamService = 'identity' | 'content-library';
 
-/**
- * An error whose message is safe to show a client. `detail` is for the log only:
- * it may hold upstream URLs, statuses or validation issues, never secrets.
- */
+/** An error whose message is safe to show a client; `detail` (never secrets) is for the log only. */
 export class GatewayError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -55,14 +49,7 @@ export class BadUserInputError extends GatewayError {
 /** A failure talking to an upstream service, already mapped to one of the contract's codes. */
 export class UpstreamError extends GatewayError {
   constructor(
-    code: Extract<
-      ErrorCode,
-      | 'NOT_FOUND'
-      | 'UPSTREAM_UNAUTHORIZED'
-      | 'UPSTREAM_UNAVAILABLE'
-      | 'UPSTREAM_INVALID_RESPONSE'
-      | 'UPSTREAM_NOT_CONFIGURED'
-    >,
+    code: Exclude<ErrorCode, 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'RATE_LIMITED'>,
     readonly service: UpstreamService,
     message: string,
     detail?: Record<string, unknown>,
@@ -75,10 +62,7 @@ export class UpstreamError extends GatewayError {
 
 const loggedWhereRaised = new WeakSet<Error>();
 
-/**
- * Marks an error as written to the log where it was raised, at its level (a live poller's give-up):
- * the error log of the request it reaches writes it no more.
- */
+/** Marks an error as logged where it was raised (a live poller's give-up): the request's error log skips it. */
 export function markLogged<E extends Error>(error: E): E {
   loggedWhereRaised.add(error);
   return error;
@@ -89,9 +73,8 @@ export function isMarkedLogged(error: unknown): boolean {
 }
 
 /**
- * The caller went away (closed its connection, abandoned a stream, ended its operation), so the
- * work done for it stopped. No upstream failed and no one waits for the answer: logged at debug,
- * counted as `cancelled`, and carrying no `UPSTREAM_*` code.
+ * The caller went away (closed its connection, abandoned a stream), so the work for it stopped: no
+ * upstream failed and no one waits. Logged at debug, counted as `cancelled`, no `UPSTREAM_*` code.
  */
 export class CallerGoneError extends Error {
   constructor(readonly detail?: Record<string, unknown>) {

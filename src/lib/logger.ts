@@ -6,37 +6,15 @@ import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 
+// Headers, then credentials and tokens by name.
 const secretKeys = [
-  'authorization',
-  'Authorization',
-  'password',
-  'clientSecret',
-  'client_secret',
-  'secret',
-  'token',
-  'accessToken',
-  'access_token',
-  'refreshToken',
-  'refresh_token',
-  'sessionId',
-  'session_id',
-  'credentials',
-  'bearer',
-  'x-api-key',
-  'vmware-api-session-id',
-  'cookie',
-  'set-cookie',
-  'apiKeys',
+  'authorization', 'Authorization', 'bearer', 'x-api-key', 'vmware-api-session-id', 'cookie', 'set-cookie',
+  'password', 'clientSecret', 'client_secret', 'secret', 'credentials', 'apiKeys',
+  'token', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'sessionId', 'session_id',
 ];
 
-export const redactPaths = [
-  ...secretKeys.map((k) => `["${k}"]`),
-  ...secretKeys.map((k) => `*["${k}"]`),
-  ...secretKeys.map((k) => `*.*["${k}"]`),
-  // An error's log-only detail sits one level deeper (err.detail.x); it should never hold a
-  // secret, this is the second line of defence.
-  ...secretKeys.map((k) => `*.detail.*["${k}"]`),
-];
+// An error's log-only detail sits one level deeper (err.detail.x): a second line of defence.
+const redactPaths = ['', '*', '*.*', '*.detail.*'].flatMap((prefix) => secretKeys.map((k) => `${prefix}["${k}"]`));
 
 /** The ids of the span active where a line is written (OpenTelemetry's async-local context). */
 function activeTraceIds(): { trace_id?: string; span_id?: string } {
@@ -44,7 +22,7 @@ function activeTraceIds(): { trace_id?: string; span_id?: string } {
   return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
-export interface LoggerSetup {
+interface LoggerSetup {
   readonly level?: string;
   readonly destination?: DestinationStream;
   /** Readable lines for a terminal (pino-pretty) instead of JSON. */
@@ -80,9 +58,8 @@ const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 const noop = () => {};
 
 /**
- * `parent.child(bindings)`, made when a line is first written or the logger otherwise used. A
- * request that writes nothing (the usual case above `info`) never pays for the child (its bindings
- * go through redaction). Writing at a level the parent has off is answered without making it.
+ * `parent.child(bindings)`, made when first used: a request that writes nothing (the usual case
+ * above `info`) never pays for a child, whose bindings go through redaction.
  */
 export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
   let child: Logger | undefined;

@@ -1,12 +1,11 @@
 /**
- * The memory budget every request, WebSocket message and operation of a process holds its share
- * of (what the HTTP server admits, src/server/http-server.ts; what parsed requests and subscriptions
- * keep, src/gateway/plugins/limits/held-requests.ts), and the share each HTTP request holds.
+ * The memory budget each request, WebSocket message and operation holds a share of (the HTTP
+ * server admits bodies, held-requests.ts keeps parsed requests and subscriptions).
  */
 import type { IncomingMessage } from 'node:http';
 import { ByteReservations, type ByteHolding } from './byte-reservations.js';
 
-/** Holdings this small are not counted: at most MAX_CONNECTIONS of them (64 MB at the default 4096). */
+/** Holdings this small are not counted: MAX_CONNECTIONS bounds how many there are. */
 export const SMALL_BODY_BYTES = 16 * 1024;
 
 export const createMemoryBudget = (maxBytes: number) => new ByteReservations(maxBytes, SMALL_BODY_BYTES);

@@ -4,14 +4,10 @@
  */
 export type GiveBack = () => void;
 
-interface Waiter {
-  readonly grant: (giveBack: GiveBack) => void;
-}
-
 export class Turns {
   #free: number;
-  /** Insertion-ordered: the first is served first; a leaver is deleted in O(1). */
-  readonly #line = new Set<Waiter>();
+  /** Each waiter's grant, in arrival order; a leaver is deleted at once. */
+  readonly #line = new Set<(giveBack: GiveBack) => void>();
 
   constructor(count: number) {
     this.#free = count;
@@ -26,17 +22,15 @@ export class Turns {
     }
     return new Promise((resolve) => {
       const leave = () => {
-        this.#line.delete(waiter);
+        this.#line.delete(grant);
         resolve(undefined);
       };
-      const waiter: Waiter = {
-        grant: (giveBack) => {
-          signal.removeEventListener('abort', leave);
-          resolve(giveBack);
-        },
+      const grant = (giveBack: GiveBack) => {
+        signal.removeEventListener('abort', leave);
+        resolve(giveBack);
       };
       signal.addEventListener('abort', leave, { once: true });
-      this.#line.add(waiter);
+      this.#line.add(grant);
     });
   }
 
@@ -51,7 +45,7 @@ export class Turns {
         return;
       }
       this.#line.delete(next);
-      next.grant(this.#giveBackOnce());
+      next(this.#giveBackOnce());
     };
   }
 }

@@ -1,21 +1,14 @@
 /**
- * Error masking for the later parts of an incremental (@defer/@stream) result. Yoga's masking
- * maps a result's top-level `errors` only; errors of deferred fragments and streamed items travel
- * in `incremental[].errors` and would leave unmasked: without their contract code, and with the
- * message of whatever was thrown. This applies the same maskError to them, and logs them with
- * their detail as the single-result error log does.
+ * Yoga masks a result's top-level `errors` only: errors of deferred fragments and streamed items
+ * (`incremental[].errors`) would leave without their code, with whatever message was thrown.
+ * They get the same maskError, and are logged as the single-result error log does.
  */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../../../lib/logger.js';
 import { logFieldError, type LoggedErrors } from './logging.js';
 
 type MaskError = (error: unknown, message: string) => Error;
-
-const MASKED_MESSAGE = 'Unexpected error.';
-
-interface IncrementalItem {
-  readonly errors?: readonly unknown[];
-}
+type IncrementalItem = { readonly errors?: readonly unknown[] };
 
 export function useIncrementalErrorMasking(maskError: MaskError, logged: LoggedErrors): Plugin {
   return {
@@ -29,7 +22,7 @@ export function useIncrementalErrorMasking(maskError: MaskError, logged: LoggedE
             const log = (args.contextValue as { log?: Logger }).log;
             if (log) for (const item of incremental) for (const error of item.errors ?? []) logFieldError(log, error, logged);
             const masked = incremental.map((item) =>
-              item.errors?.length ? { ...item, errors: item.errors.map((error) => maskError(error, MASKED_MESSAGE)) } : item,
+              item.errors?.length ? { ...item, errors: item.errors.map((error) => maskError(error, 'Unexpected error.')) } : item,
             );
             setResult({ ...part, incremental: masked } as typeof part);
           },

@@ -1,10 +1,7 @@
 /**
- * Request logging: one access line per request (and per operation over a WebSocket), and each
- * error once at the level it deserves.
- * A caller's mistake (bad input, no key, a CSRF refusal) is `info` on its access line; an upstream
- * failure is one `warn` with its detail; only the unexpected is `error`, with its stack. A caller
- * that went away is no failure: its access line says 499, as a proxy's does, and nothing more
- * above `debug`.
+ * One access line per request (and per operation over a WebSocket), and each error logged once:
+ * a caller's mistake is `info` on its access line, an upstream failure one `warn` with its detail,
+ * only the unexpected `error` with its stack. A caller that went away is 499, as a proxy logs it.
  */
 import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
@@ -13,7 +10,7 @@ import { CallerGoneError, ErrorCode, GatewayError, isMarkedLogged } from '../../
 import type { Logger } from '../../../lib/logger.js';
 import { callerOf } from '../auth/caller-auth.js';
 import { currentRequestId, requestIdOf } from '../http/request-id.js';
-import { isVariableValueError } from '../../variable-errors.js';
+import { isVariableValueError } from '../../error-masking.js';
 
 const CALLER_MISTAKES = new Set<string>([ErrorCode.BAD_USER_INPUT, ErrorCode.UNAUTHENTICATED, ErrorCode.NOT_FOUND]);
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -62,29 +59,23 @@ export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors)
 }
 
 /**
- * Logs each field error of a single result, each error that refused a subscription, and each error
- * of a subscription's events (the one that ends a live stream), once, with its log-only detail and
- * the request id.
+ * Logs each field error of a single result, each error that refused a subscription and each error
+ * of a subscription's events (the one that ends a live stream), once, with the request id.
  */
 export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
+  const logAll = (log: Logger, errors: readonly unknown[] | undefined) => {
+    for (const error of errors ?? []) logFieldError(log, error, logged);
+  };
   return {
     onExecute: () => ({
       onExecuteDone: ({ args, result }) => {
-        if (!('errors' in result) || !result.errors) return;
-        for (const error of result.errors) logFieldError(args.contextValue.log, error, logged);
+        if ('errors' in result) logAll(args.contextValue.log, result.errors);
       },
     }),
     onSubscribe: () => ({
       onSubscribeResult: ({ args, result }) => {
-        if (isAsyncIterable(result)) {
-          return {
-            onNext: ({ result: event }) => {
-              for (const error of event.errors ?? []) logFieldError(args.contextValue.log, error, logged);
-            },
-          };
-        }
-        if (!result.errors) return;
-        for (const error of result.errors) logFieldError(args.contextValue.log, error, logged);
+        if (!isAsyncIterable(result)) return logAll(args.contextValue.log, result.errors);
+        return { onNext: ({ result: event }) => logAll(args.contextValue.log, event.errors) };
       },
     }),
   };
@@ -111,10 +102,9 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
     const requestId = currentRequestId();
     return requestId ? { requestId } : {};
   };
-  const line = (args: unknown[]) => args.map(describe).join(' ');
   // Yoga writes a few debug lines per request: their text is built only when they are written.
   const write = (level: 'debug' | 'info' | 'warn', args: unknown[]) => {
-    if (base.isLevelEnabled(level)) base[level](scoped(), line(args));
+    if (base.isLevelEnabled(level)) base[level](scoped(), args.map(describe).join(' '));
   };
   return {
     debug: (...args) => write('debug', args),
@@ -216,17 +206,14 @@ export type WebSocketOperationEnd = 'complete' | 'error' | 'socket closed';
  */
 export class WebSocketOperationLog {
   readonly #started = performance.now();
-  #operationName: string | undefined;
-  #operationType: string | undefined;
+  #operation: ReturnType<typeof getOperationAST> = null;
   readonly #codes = new Set<string>();
   #written = false;
 
   constructor(private readonly id: string) {}
 
   parsed(document: DocumentNode, operationName: string | null | undefined): void {
-    const operation = getOperationAST(document, operationName ?? undefined);
-    this.#operationName = nameOf(operation?.name?.value);
-    this.#operationType = operation?.operation;
+    this.#operation = getOperationAST(document, operationName ?? undefined);
   }
 
   /** Errors sent to the client: in a result, or as the `error` message that refused the operation. */
@@ -242,8 +229,8 @@ export class WebSocketOperationLog {
       {
         requestId: connection.requestId,
         operationId: this.id.slice(0, MAX_LOGGED_ID),
-        operationName: this.#operationName,
-        operationType: this.#operationType,
+        operationName: nameOf(this.#operation?.name?.value),
+        operationType: this.#operation?.operation,
         durationMs: millisecondsSince(this.#started),
         caller: callerOf(connection).id,
         end,

@@ -1,57 +1,22 @@
 /**
- * Prometheus metrics at /metrics: GraphQL operations (the Yoga/envelop plugin, with names and
- * labels set here), upstream calls by service, route and status, credential renewals, cache
- * lookups and live audit subscriptions. One registry per gateway instance.
- *
- * Names follow Prometheus conventions (counters end in `_total`, durations are `_seconds`
- * histograms). No label takes values a caller controls without bound: no URL, host or query
- * string, and operation names go through a bounded table (see OperationNameLabels).
+ * Prometheus metrics at /metrics, one registry per gateway: GraphQL operations (the Yoga plugin,
+ * with names and labels set here), upstream calls, credential renewals, cache lookups and live
+ * audit subscriptions. No label takes values a caller controls without bound: no URL, host or
+ * query string, and operation names go through a bounded table (OperationNameLabels).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import {
-  createCounter,
-  createHistogram,
-  usePrometheus,
-  type FillLabelsFnParams,
-} from '@graphql-yoga/plugin-prometheus';
+import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CLIENT_ERROR_CODES } from '../../../lib/errors.js';
 import type { LiveAuditEvents, LiveAuditStats } from '../../../audit/live/index.js';
 import type { UpstreamEvents } from '../../../upstream/events.js';
 
-export interface GatewayMetrics {
-  readonly registry: Registry;
-  /** Hand these to createUpstreams. */
-  readonly upstreamEvents: UpstreamEvents;
-  /** Hand these to createLiveAudit, and the LiveAudit made with them to observeLiveAudit. */
-  readonly liveAuditEvents: LiveAuditEvents;
-  /** Open live subscriptions and filters polled, read from the hub at each scrape. */
-  observeLiveAudit(live: { stats(): LiveAuditStats }): void;
-  /** gateway_redis_up, read from the shared store at each scrape (REDIS_URL set). */
-  observeSharedStore(store: { isUp(): boolean }): void;
-  plugin(options: MetricsPluginOptions): Plugin;
-}
-
-export interface MetricsPluginOptions {
-  /**
-   * The code a client sees for an error of an operation: the gateway's error masking decides it,
-   * as most errors reach the plugin before they are masked.
-   */
-  readonly clientErrorCode: (error: unknown) => string | undefined;
-}
-
-export interface MetricsOptions {
-  /** Distinct operation names recorded as themselves; later ones are `other`. */
-  readonly maxOperationNames?: number;
-  /** Names always recorded (operations the gateway ships or has persisted). */
-  readonly knownOperationNames?: Iterable<string>;
-}
-
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
+const MAX_OPERATION_NAMES = 100;
 
 /**
  * Operation names as label values: the first `max` distinct well-formed names seen, plus the
@@ -115,14 +80,27 @@ export function useMetricsToken(token: string, endpoint = '/metrics'): Plugin {
   };
 }
 
-export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+export type GatewayMetrics = ReturnType<typeof createMetrics>;
+
+export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const operationNames = new OperationNameLabels(options.maxOperationNames ?? 100, options.knownOperationNames);
+  const operationNames = new OperationNameLabels(MAX_OPERATION_NAMES);
   const operationLabels = (params: { operationName?: string | undefined; operationType?: string | undefined }) => ({
     operation_type: bounded(params.operationType, OPERATION_TYPES, 'unknown'),
     operation_name: operationNames.label(params.operationName === ENVELOP_ANONYMOUS ? undefined : params.operationName),
   });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
 
   const upstreamDuration = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
@@ -131,53 +109,47 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   });
-  const upstreamRetries = new Counter({
-    name: 'gateway_upstream_retries_total',
-    help: 'Transient retries of upstream calls (connection errors, 429, 502-504).',
-    labelNames: ['service', 'route'] as const,
-    registers: [registry],
-  });
-  const credentialRenewals = new Counter({
-    name: 'gateway_credential_renewals_total',
-    help: 'Token requests and session logins, by kind and outcome.',
-    labelNames: ['service', 'kind', 'outcome'] as const,
-    registers: [registry],
-  });
-  const answersRefused = new Counter({
-    name: 'gateway_upstream_answers_refused_total',
-    help: 'Upstream answers left unread, their calls failed with UPSTREAM_UNAVAILABLE, because their bytes would take the answer bytes being received and parsed past UPSTREAM_MAX_BYTES_IN_FLIGHT.',
-    labelNames: ['service', 'reason'] as const,
-    registers: [registry],
-  });
+  const upstreamRetries = counter(
+    'gateway_upstream_retries_total',
+    'Transient retries of upstream calls (connection errors, 429, 502-504).',
+    ['service', 'route'],
+  );
+  const credentialRenewals = counter(
+    'gateway_credential_renewals_total',
+    'Token requests and session logins, by kind and outcome.',
+    ['service', 'kind', 'outcome'],
+  );
+  const answersRefused = counter(
+    'gateway_upstream_answers_refused_total',
+    'Upstream answers left unread, their calls failed with UPSTREAM_UNAVAILABLE, because their bytes would take the answer bytes being received and parsed past UPSTREAM_MAX_BYTES_IN_FLIGHT.',
+    ['service', 'reason'],
+  );
   for (const service of ['identity', 'content-library']) answersRefused.inc({ service, reason: 'bytes_in_flight' }, 0);
-  const cacheLookups = new Counter({
-    name: 'gateway_cache_lookups_total',
-    help: 'Cache lookups by cache and outcome (hit, miss, bypass: not cacheable).',
-    labelNames: ['cache', 'outcome'] as const,
-    registers: [registry],
-  });
-
-  const liveEnded = new Counter({
-    name: 'gateway_live_subscriptions_ended_total',
-    help: 'Live audit subscriptions ended, by reason: client, shutdown, or the error code that ended them (RATE_LIMITED: the client did not keep up).',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
+  const cacheLookups = counter(
+    'gateway_cache_lookups_total',
+    'Cache lookups by cache and outcome (hit, miss, bypass: not cacheable).',
+    ['cache', 'outcome'],
+  );
+  const liveEnded = counter(
+    'gateway_live_subscriptions_ended_total',
+    'Live audit subscriptions ended, by reason: client, shutdown, or the error code that ended them (RATE_LIMITED: the client did not keep up).',
+    ['reason'],
+  );
   // Every reason but an upstream's code is there from the start, so that rates start at 0.
   for (const reason of ['client', 'shutdown', 'RATE_LIMITED']) liveEnded.inc({ reason }, 0);
-  const liveDelivered = new Counter({
-    name: 'gateway_live_records_delivered_total',
-    help: "Live audit records handed to subscribers' clients, one per record and subscriber.",
-    registers: [registry],
-  });
+  const liveDelivered = counter(
+    'gateway_live_records_delivered_total',
+    "Live audit records handed to subscribers' clients, one per record and subscriber.",
+  );
 
+  const OPERATION = ['operation_type', 'operation_name'] as const;
   const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
     graphql_envelop_request: createCounter<Phase, OperationLabel>({
       registry,
       counter: {
         name: 'graphql_envelop_request_total',
         help: 'GraphQL operations executed, by type and name.',
-        labelNames: ['operation_type', 'operation_name'] as const,
+        labelNames: OPERATION,
       },
       phases: ['execute', 'subscribe'],
       fillLabelsFn: operationLabels,
@@ -187,7 +159,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       histogram: {
         name: 'graphql_envelop_request_duration_seconds',
         help: 'Time to execute a GraphQL operation, by type and name.',
-        labelNames: ['operation_type', 'operation_name'] as const,
+        labelNames: OPERATION,
         buckets: SECONDS_BUCKETS,
       },
       phases: ['execute', 'subscribe'],
@@ -198,7 +170,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       counter: {
         name: 'graphql_envelop_error_result_total',
         help: 'Errors in GraphQL results, by operation, phase and error code.',
-        labelNames: ['operation_type', 'operation_name', 'phase', 'code'] as const,
+        labelNames: [...OPERATION, 'phase', 'code'] as const,
       },
       phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
       fillLabelsFn: (params) => ({
@@ -224,65 +196,51 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     }),
   });
 
+  /** Hand these to createUpstreams. */
+  const upstreamEvents: UpstreamEvents = {
+    onUpstreamCall(event) {
+      const labels = { service: event.service, route: event.route };
+      const status = String(event.status ?? 'none');
+      upstreamDuration.observe({ ...labels, status, outcome: event.outcome }, event.durationMs / 1000);
+      if (event.retries > 0) upstreamRetries.inc(labels, event.retries);
+    },
+    onCredentialRenewal: ({ service, kind, outcome }) => credentialRenewals.inc({ service, kind, outcome }),
+    onCacheLookup: (event) => cacheLookups.inc({ cache: event.cache, outcome: event.outcome }),
+    onAnswerRefused: (event) => answersRefused.inc({ service: event.service, reason: event.reason }),
+  };
+  /** Hand these to createLiveAudit, and the LiveAudit made with them to observeLiveAudit. */
+  const liveAuditEvents: LiveAuditEvents = {
+    onRecordDelivered: () => liveDelivered.inc(),
+    onSubscriptionEnd: (reason) => liveEnded.inc({ reason }),
+  };
   return {
     registry,
-    upstreamEvents: {
-      onUpstreamCall(event) {
-        const labels = { service: event.service, route: event.route };
-        upstreamDuration.observe(
-          { ...labels, status: String(event.status ?? 'none'), outcome: event.outcome },
-          event.durationMs / 1000,
-        );
-        if (event.retries > 0) upstreamRetries.inc(labels, event.retries);
-      },
-      onCredentialRenewal(event) {
-        credentialRenewals.inc({ service: event.service, kind: event.kind, outcome: event.outcome });
-      },
-      onCacheLookup(event) {
-        cacheLookups.inc({ cache: event.cache, outcome: event.outcome });
-      },
-      onAnswerRefused(event) {
-        answersRefused.inc({ service: event.service, reason: event.reason });
-      },
+    upstreamEvents,
+    liveAuditEvents,
+    /** Open live subscriptions and filters polled, read from the hub at each scrape. */
+    observeLiveAudit(live: { stats(): LiveAuditStats }) {
+      const subscriptions = () => live.stats().subscriptions;
+      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', subscriptions);
+      gauge(
+        'gateway_live_pollers',
+        'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
+        () => live.stats().pollers.length,
+      );
     },
-    liveAuditEvents: {
-      onRecordDelivered: () => liveDelivered.inc(),
-      onSubscriptionEnd: (reason) => liveEnded.inc({ reason }),
+    observeSharedStore(store: { isUp(): boolean }) {
+      gauge(
+        'gateway_redis_up',
+        'Whether Redis (REDIS_URL), where replicas share state, answers: 1 yes, 0 no (each replica then works on its own).',
+        () => (store.isUp() ? 1 : 0),
+      );
     },
-    observeLiveAudit(live) {
-      new Gauge({
-        name: 'gateway_live_subscriptions',
-        help: 'Open live audit subscriptions (SSE and WebSocket).',
-        registers: [registry],
-        collect() {
-          this.set(live.stats().subscriptions);
-        },
-      });
-      new Gauge({
-        name: 'gateway_live_pollers',
-        help: 'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
-        registers: [registry],
-        collect() {
-          this.set(live.stats().pollers.length);
-        },
-      });
-    },
-    observeSharedStore(store) {
-      new Gauge({
-        name: 'gateway_redis_up',
-        help: 'Whether Redis (REDIS_URL), where replicas share state, answers: 1 yes, 0 no (each replica then works on its own).',
-        registers: [registry],
-        collect() {
-          this.set(store.isUp() ? 1 : 0);
-        },
-      });
-    },
-    plugin: ({ clientErrorCode }) =>
+    /** clientErrorCode: the code a client sees for an error (most reach the plugin before they are masked). */
+    plugin: ({ clientErrorCode }: { clientErrorCode: (error: unknown) => string | undefined }): Plugin =>
       usePrometheus({
         registry,
         endpoint: '/metrics',
-        // Per-phase histograms and the deprecated-field counter (a document walk per request) are
-        // left out: they cost more per request than they tell about this gateway.
+        // Per-phase histograms and the deprecated-field counter (a document walk per request) cost
+        // more per request than they tell about this gateway.
         metrics: {
           ...operationMetrics(clientErrorCode),
           graphql_envelop_request_time_summary: false,

@@ -1,9 +1,7 @@
 /**
- * Optional OpenTelemetry tracing through @envelop/opentelemetry: one span per GraphQL operation
- * (and per resolver when asked), exported over OTLP/HTTP. An incoming W3C `traceparent` makes the
- * operation span a child of the caller's span, and every upstream call a child span of the
- * operation. Variables, results, query strings and credentials stay out of the spans: they may
- * carry personal data from the audit log or secrets.
+ * Optional OpenTelemetry tracing through @envelop/opentelemetry: one span per GraphQL operation,
+ * a child of the caller's `traceparent`, and a child span per upstream call, exported over OTLP/HTTP.
+ * Variables, results, query strings and credentials stay out: they may carry personal data or secrets.
  */
 import { getCurrentOtelContext, setCurrentOtelContext, useOpenTelemetry } from '@envelop/opentelemetry';
 import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
@@ -16,22 +14,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/events.js';
 
-export interface TracingOptions {
-  readonly serviceName: string;
-  /** OTLP/HTTP base URL, e.g. http://otel-collector:4318; spans go to <endpoint>/v1/traces. */
-  readonly endpoint?: string | undefined;
-  /** Tests hand in an in-memory exporter instead. */
-  readonly exporter?: SpanExporter;
-  readonly resolverSpans?: boolean;
-}
-
-export interface Tracing {
-  plugin(): Plugin;
-  /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
-  readonly upstreamTracer: UpstreamTracer;
-  readonly upstreamInterceptor: Dispatcher.DispatcherComposeInterceptor;
-  shutdown(): Promise<void>;
-}
+export type Tracing = ReturnType<typeof createTracing>;
 
 /** Fetch API headers (Yoga's may be a ponyfill, so not checked with instanceof). */
 interface RequestHeaders {
@@ -94,25 +77,21 @@ function upstreamTracerFor(tracer: Tracer): UpstreamTracer {
 
 /**
  * Sends the active span's context (`traceparent`, `tracestate`) with each upstream request, so that
- * an upstream with tracing of its own shows its spans inside the gateway's.
+ * an upstream with tracing of its own shows its spans inside the gateway's. Runs first of the
+ * interceptors, on the plain header object the upstream layer sends.
  */
-function propagateToUpstream(): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (options, handler) => {
-    const carrier: Record<string, string> = {};
-    propagation.inject(context.active(), carrier);
-    if (Object.keys(carrier).length === 0) return dispatch(options, handler);
-    const { headers } = options;
-    // The upstream layer sends plain objects; the other forms undici accepts are kept working.
-    const withContext = Array.isArray(headers)
-      ? [...headers, ...Object.entries(carrier).flat()]
-      : headers && Symbol.iterator in headers
-        ? [...(headers as Iterable<[string, string | string[] | undefined]>), ...Object.entries(carrier)]
-        : { ...headers, ...carrier };
-    return dispatch({ ...options, headers: withContext }, handler);
-  };
-}
+const propagateToUpstream: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  if (Object.keys(carrier).length === 0) return dispatch(options, handler);
+  return dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), ...carrier } }, handler);
+};
 
-export function createTracing(options: TracingOptions): Tracing {
+/**
+ * `endpoint`: the OTLP/HTTP base URL (spans go to <endpoint>/v1/traces); tests hand in an
+ * in-memory `exporter` instead.
+ */
+export function createTracing(options: { serviceName: string; endpoint?: string; exporter?: SpanExporter }) {
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
   const provider = new NodeTracerProvider({
     resource: new Resource({ 'service.name': options.serviceName }),
@@ -124,13 +103,13 @@ export function createTracing(options: TracingOptions): Tracing {
   provider.register({ propagator: new W3CTraceContextPropagator() });
   const upstreamTracer = upstreamTracerFor(provider.getTracer(options.serviceName));
   return {
-    plugin: () => ({
+    plugin: (): Plugin => ({
       // Added right after this plugin, so the caller's context is in place before the span opens.
       onPluginInit: ({ addPlugin }) => {
         addPlugin(useTraceContext());
         addPlugin(
           useOpenTelemetry(
-            { resolvers: options.resolverSpans ?? false, variables: false, result: false, document: true },
+            { resolvers: false, variables: false, result: false, document: true },
             provider,
             undefined,
             undefined,
@@ -139,8 +118,9 @@ export function createTracing(options: TracingOptions): Tracing {
         );
       },
     }),
+    /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
     upstreamTracer,
-    upstreamInterceptor: propagateToUpstream(),
+    upstreamInterceptor: propagateToUpstream,
     shutdown: () => provider.shutdown(),
   };
 }
