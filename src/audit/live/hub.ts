@@ -13,13 +13,12 @@ import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
 import type { LiveAuditEvents, LiveEndReason } from './events.js';
 import { asGatewayError, FilterPoller } from './poller.js';
-import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './read-budget.js';
-import { digestOf, filterKey, type LiveFilter, type LiveRecord } from './records.js';
+import { digestOf, filterKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed, StreamGap } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { Turns } from '../../lib/turns.js';
-import { readWindow } from './window-read.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
 
 export interface LiveAuditOptions {
   readonly identity: IdentityApi | undefined;
@@ -146,9 +145,8 @@ export class LiveAudit {
     if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
     const callerId = args.callerId ?? ANONYMOUS_CALLER;
     const callerHolds = this.#byCaller.get(callerId) ?? 0;
-    const perCaller = this.#options.maxSubscriptionsPerCaller;
-    // Stryker disable next-line ConditionalExpression: without a limit the comparison is with undefined, false as well
-    if (perCaller !== undefined && callerHolds >= perCaller) throw new CallerRateLimitedError(perCaller);
+    const perCaller = this.#options.maxSubscriptionsPerCaller ?? Infinity;
+    if (callerHolds >= perCaller) throw new CallerRateLimitedError(perCaller);
     if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
       throw new GatewayError(
         'RATE_LIMITED',
@@ -170,7 +168,7 @@ export class LiveAudit {
         emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
-      ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered, position: resume.position } } : {}),
+      resumedFrom: resume,
     });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
@@ -213,30 +211,21 @@ export class LiveAudit {
   }
 
   #pollerFor(key: string, filter: LiveFilter, floor: number): FilterPoller {
-    let poller = this.#pollers.get(key);
-    if (!poller) {
-      const { shared, settleMs, now } = this.#options;
-      const log = this.#options.log.child({ component: 'live-audit' });
-      const feed = shared
-        ? new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs: TOKEN_VALIDITY_MS + 2 * settleMs, log, now })
-        : undefined;
-      poller = new FilterPoller(key, filter, floor, {
-        feed,
-        identity: this.#options.identity!,
-        log: this.#options.log.child({ component: 'live-audit' }),
-        pollMs: this.#options.pollMs,
-        settleMs: this.#options.settleMs,
-        giveUpMs: this.#options.giveUpMs,
-        now: this.#options.now,
-        budget: this.#readBudget,
-        ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
-        onStop: (stopped) => {
-          // Stryker disable next-line ConditionalExpression: a poller stops while still its key's; the check keeps a successor from being forgotten if that ever changes
-          if (this.#pollers.get(stopped.key) === stopped) this.#pollers.delete(stopped.key);
-        },
-      });
-      this.#pollers.set(key, poller);
-    }
+    const existing = this.#pollers.get(key);
+    if (existing) return existing;
+    const { shared, settleMs, now } = this.#options;
+    const log = this.#options.log.child({ component: 'live-audit' });
+    const horizonMs = TOKEN_VALIDITY_MS + 2 * settleMs;
+    const poller = new FilterPoller(key, filter, floor, {
+      ...this.#options,
+      identity: this.#options.identity!,
+      log,
+      now,
+      budget: this.#readBudget,
+      feed: shared && new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs, log, now }),
+      onStop: () => this.#pollers.delete(key),
+    });
+    this.#pollers.set(key, poller);
     return poller;
   }
 
@@ -260,17 +249,16 @@ export class LiveAudit {
   }
 
   /**
-   * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
-   * through. Each read has the deadline of a query (catchUpTimeoutMs). A window larger than the
-   * live reads may hold comes in parts, oldest first, each read once the client has taken the one
-   * before. A turn is held from a read until the client has taken its part (or for
-   * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
-   * client leaves stops at once.
+   * Reads from the subscription's floor up to now, retried like a poll, with the deadline of a
+   * query for each read, then lets the live records through. A window larger than the live reads
+   * may hold comes in parts, oldest first, each read once the client has taken the one before. A
+   * turn is held from a read until the client has taken its part (or for CATCH_UP_TURN_MS), so
+   * that only a few catch-ups use the upstream and memory at once.
    */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
     const { signal } = subscriber;
-    let next: PartStart = { from: floor, deliveredAtFrom: new Set() };
+    let from = floor;
     let failingSince: number | undefined;
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
@@ -279,7 +267,6 @@ export class LiveAudit {
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
-        const { from, deliveredAtFrom } = next;
         const part = await readWindow({
           identity,
           filter,
@@ -287,10 +274,11 @@ export class LiveAudit {
           toMillis: readAt,
           log,
           budget: this.#readBudget,
-          known: (record) => record.timestamp === from && deliveredAtFrom.has(digestOf(record.uuid)),
+          // The next part reads again the instant the last one ended at.
+          known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
           signal: deadline.signal,
           expiresAt: deadline.expiresAt,
-          ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+          pageSize: this.#options.pageSize,
         }).finally(() => deadline.dispose());
         failingSince = undefined;
         try {
@@ -298,7 +286,8 @@ export class LiveAudit {
         } finally {
           part.release();
         }
-        if (!part.complete) next = nextPartStart(part.records, next);
+        // Not empty: a read that keeps nothing of an unfinished window fails instead.
+        if (!part.complete) from = part.records.at(-1)!.timestamp;
         await atMost(CATCH_UP_TURN_MS, taken);
         if (part.complete) return;
       } catch (error) {
@@ -318,7 +307,6 @@ export class LiveAudit {
       }
       // The next part is read once the client has this one: a catch-up queues one part at a time.
       if (taken) await taken;
-      // Stryker disable next-line ObjectLiteral: without the signal a loop whose client left ends a pause later, having done nothing
       else await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }
   }
@@ -331,11 +319,9 @@ export class LiveAudit {
 
   #remove(subscriber: LiveSubscriber, key: string, callerId: string): void {
     this.#subscribers.delete(subscriber);
-    const holds = (this.#byCaller.get(callerId) ?? 1) - 1;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: keeping a caller's count at 0 rather than deleting it only costs memory
+    const holds = this.#byCaller.get(callerId)! - 1;
     if (holds > 0) this.#byCaller.set(callerId, holds);
     else this.#byCaller.delete(callerId);
-    // Stryker disable next-line OptionalChaining: a poller stops only once its subscribers have left, so it is always there
     this.#pollers.get(key)?.remove(subscriber);
   }
 
@@ -350,37 +336,14 @@ export class LiveAudit {
   /** Ends every stream cleanly (their clients see `complete`) and stops polling. Idempotent. */
   close(): void {
     this.#closed = true;
+    // Each poller stops as its last subscriber leaves.
     for (const subscriber of [...this.#subscribers]) subscriber.complete();
-    // Each poller stops as its last subscriber leaves; stopped here too, so that none outlives close.
-    // Stryker disable next-line all: equivalent while every poller has a subscriber
-    for (const poller of [...this.#pollers.values()]) poller.stop();
   }
-}
-
-/** Where a catch-up's next part starts: at its newest record's time, less what was delivered at that instant. */
-interface PartStart {
-  readonly from: number;
-  /** Digests: an instant may hold many records, each uuid as long as the upstream likes. */
-  readonly deliveredAtFrom: Set<string>;
-}
-
-/** `part` is not empty: a read that keeps nothing of an unfinished window fails instead. */
-function nextPartStart(part: readonly LiveRecord[], previous: PartStart): PartStart {
-  const newest = part.at(-1)!.timestamp;
-  const deliveredAtFrom = newest === previous.from ? previous.deliveredAtFrom : new Set<string>();
-  for (const record of part) if (record.timestamp === newest) deliveredAtFrom.add(record.digest);
-  return { from: newest, deliveredAtFrom };
 }
 
 /** Waits for `promise`, `ms` at most. */
 async function atMost(ms: number, promise: Promise<void>): Promise<void> {
-  const timeUp = new AbortController();
-  try {
-    // Stryker disable next-line ObjectLiteral: without the signal the timer runs out on its own; nothing waits for it
-    await Promise.race([promise, sleep(ms, undefined, { signal: timeUp.signal })]);
-  } finally {
-    timeUp.abort();
-  }
+  await Promise.race([promise, sleep(ms, undefined, { ref: false })]);
 }
 
 function emptyStream(): AsyncIterableIterator<LiveItem> {

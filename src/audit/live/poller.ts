@@ -16,11 +16,10 @@
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import type { LiveFilter, LiveRecord } from './records.js';
-import type { ReadBudget } from './read-budget.js';
+import { SettleWindow, type LiveFilter, type LiveRecord } from './records.js';
 import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow, type WindowPart } from './window-read.js';
+import { readWindow, type ReadBudget, type WindowPart } from './window-read.js';
 
 export interface PollerOptions {
   readonly identity: IdentityApi;
@@ -52,11 +51,8 @@ export class FilterPoller {
   readonly filter: LiveFilter;
   readonly #options: PollerOptions;
   readonly #subscribers = new Set<LiveSubscriber>();
-  /** Oldest time any subscriber may be given; lowered by catch-up subscribers. */
-  #floor: number;
-  #newest: number | undefined;
-  /** uuid -> timestamp of what this poller handed out within its current window. */
-  #seen = new Map<string, number>();
+  /** By uuid; its floor is the oldest time any subscriber may be given, lowered by catch-up subscribers. */
+  readonly #window: SettleWindow;
   #timer: NodeJS.Timeout | undefined;
   #abort = new AbortController();
   #failingSince: number | undefined;
@@ -72,7 +68,7 @@ export class FilterPoller {
   constructor(key: string, filter: LiveFilter, floor: number, options: PollerOptions) {
     this.key = key;
     this.filter = filter;
-    this.#floor = floor;
+    this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
     options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
@@ -88,8 +84,7 @@ export class FilterPoller {
   }
 
   add(subscriber: LiveSubscriber): void {
-    // Stryker disable next-line EqualityOperator: an equal floor leaves it as it was
-    if (subscriber.floor < this.#floor) this.#floor = subscriber.floor;
+    this.#window.floor = Math.min(this.#window.floor, subscriber.floor);
     this.#subscribers.add(subscriber);
     if (this.#timer === undefined && !this.#stopped) this.#schedule();
   }
@@ -124,11 +119,6 @@ export class FilterPoller {
     void this.#poll();
   }
 
-  /** The window a poll reads starts here. */
-  #windowStart(): number {
-    return this.#newest === undefined ? this.#floor : Math.max(this.#floor, this.#newest - this.#options.settleMs);
-  }
-
   async #poll(): Promise<void> {
     this.#polling = true;
     try {
@@ -148,7 +138,7 @@ export class FilterPoller {
       return;
     }
     const { now, log } = this.#options;
-    const fromMillis = this.#windowStart();
+    const fromMillis = this.#window.start;
     const toMillis = now();
     try {
       this.polls++;
@@ -162,7 +152,7 @@ export class FilterPoller {
               toMillis,
               log,
               budget: this.#options.budget,
-              known: (record) => this.#seen.has(record.uuid),
+              known: (record) => this.#window.has(record.uuid),
               signal: this.#abort.signal,
               ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
             });
@@ -196,7 +186,7 @@ export class FilterPoller {
     const role = await feed.role();
     // Back from polling alone: the stream gets the whole window, whatever this replica delivered
     // meanwhile (other replicas' subscribers may not have it; each subscriber knows its own).
-    if (role === 'holder' && this.#role === 'local') this.#seen.clear();
+    if (role === 'holder' && this.#role === 'local') this.#window.forgetKeys();
     this.#role = role;
     return role;
   }
@@ -225,14 +215,6 @@ export class FilterPoller {
 
   /** Moves the window on past `records`. */
   #note(records: readonly LiveRecord[]): void {
-    for (const record of records) {
-      this.#seen.set(record.uuid, record.timestamp);
-      // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
-      if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
-    }
-    // Bounded memory: a uuid below the next window's start cannot be read again.
-    const start = this.#windowStart();
-    // Stryker disable next-line ConditionalExpression: forgetting none only costs memory (forgetting all is caught)
-    for (const [uuid, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(uuid);
+    for (const record of records) this.#window.note(record.uuid, record.timestamp);
   }
 }

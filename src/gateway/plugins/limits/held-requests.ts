@@ -19,7 +19,7 @@ import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } 
 import type { ByteHolding, ByteReservations } from '../../../lib/byte-reservations.js';
 import { requestHolding } from '../../../lib/memory-budget.js';
 import { LIVE_SOCKET } from '../../../audit/live/connection.js';
-import { HeapEstimate } from '../../../audit/live/read-budget.js';
+import { HeapEstimate } from '../../../audit/live/heap-estimate.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 
 const RETRY_AFTER_SECONDS = 1;
