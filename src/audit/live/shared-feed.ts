@@ -61,10 +61,8 @@ export class SharedFeed {
   readonly #reader: BlockingReader;
   #holding = false;
   #stopped = false;
-  /** Renews the lease between polls, and during a long read: a poll interval may exceed the lease. */
-  #renewal: NodeJS.Timeout | undefined;
-  /** Tries to take the lease between polls while another replica holds it. */
-  #contention: NodeJS.Timeout | undefined;
+  /** Between polls (a poll interval may exceed the lease) the holder renews its lease and the others contend for it. */
+  #keeping: NodeJS.Timeout | undefined;
   #onLeaseTaken: (() => void) | undefined;
 
   constructor(filterKey: string, options: SharedFeedOptions) {
@@ -80,13 +78,7 @@ export class SharedFeed {
   /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */
   async role(): Promise<FeedRole> {
     const { store } = this.#options;
-    if (!store.isUp()) {
-      this.#holding = false;
-      return 'local';
-    }
-    this.#holding = this.#holding ? (await this.#lease.renew()) || (await this.#lease.acquire()) : await this.#lease.acquire();
-    if (!store.isUp()) this.#holding = false;
-    this.#keepTimers();
+    this.#holding = store.isUp() && (await this.#lease.acquire()) && store.isUp();
     if (!store.isUp()) return 'local';
     return this.#holding ? 'holder' : 'follower';
   }
@@ -96,38 +88,18 @@ export class SharedFeed {
     this.#onLeaseTaken = listener;
   }
 
-  /** The holder renews its lease; a follower contends for it; neither while stopped or Redis is away. */
-  #keepTimers(): void {
-    const every = this.#options.leaseMs / 3;
-    if (!this.#holding || this.#stopped) {
-      clearInterval(this.#renewal);
-      this.#renewal = undefined;
-    } else {
-      this.#renewal ??= setInterval(() => {
-        void this.#lease.renew().then((held) => {
-          if (!held) this.#holding = false;
-          if (!this.#holding) this.#keepTimers();
-        });
-      }, every);
-      this.#renewal.unref();
+  async #keepLease(): Promise<void> {
+    if (!this.#options.store.isUp()) return;
+    if (this.#holding) {
+      if (!(await this.#lease.renew())) this.#holding = false;
+      return;
     }
-    if (this.#holding || this.#stopped || !this.#options.store.isUp()) {
-      clearInterval(this.#contention);
-      this.#contention = undefined;
-    } else {
-      this.#contention ??= setInterval(() => void this.#contend(), every);
-      this.#contention.unref();
-    }
-  }
-
-  async #contend(): Promise<void> {
-    const taken = this.#options.store.isUp() && !this.#holding && !this.#stopped && (await this.#lease.acquire());
+    const taken = await this.#lease.acquire();
     if (taken && this.#stopped) void this.#lease.release();
     // Taken meanwhile by a poll of this replica: that poll reads as the holder already.
-    const news = taken && !this.#stopped && !this.#holding;
-    if (news) this.#holding = true;
-    this.#keepTimers();
-    if (news) this.#onLeaseTaken?.();
+    if (!taken || this.#stopped || this.#holding) return;
+    this.#holding = true;
+    this.#onLeaseTaken?.();
   }
 
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
@@ -166,7 +138,8 @@ export class SharedFeed {
       }
     })();
     // Following means having subscribers: contend for the lease from now, not only from the first poll.
-    this.#keepTimers();
+    this.#keeping = setInterval(() => void this.#keepLease(), this.#options.leaseMs / 3);
+    this.#keeping.unref();
   }
 
   /**
@@ -216,8 +189,7 @@ export class SharedFeed {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    clearInterval(this.#renewal);
-    clearInterval(this.#contention);
+    clearInterval(this.#keeping);
     this.#reader.close();
     if (this.#holding) void this.#lease.release();
     this.#holding = false;
