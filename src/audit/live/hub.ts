@@ -1,24 +1,34 @@
 /**
- * Live audit subscriptions of one gateway: argument checks, the process-wide subscription limit,
- * one shared poller per filter, and the catch-up read of subscriptions that give `since` or
- * `resumeAfter`. Reads go through the identity client with the gateway's own credentials.
+ * Live audit subscriptions of one gateway: argument checks, the subscription limits, one shared
+ * poller per filter, and the catch-up read of subscriptions that give `since` or `resumeAfter`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
+import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
+import { Turns } from '../../lib/turns.js';
 import { UPSTREAM_ACTIONS } from '../../upstream/identity/actions.js';
 import { createOperationDeadline } from '../../upstream/deadline.js';
 import { emit } from '../../upstream/events.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import type { LiveAuditEvents, LiveEndReason } from './events.js';
 import { asGatewayError, FilterPoller } from './poller.js';
 import { digestOf, filterKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed, StreamGap } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
-import { Turns } from '../../lib/turns.js';
 import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
+
+/**
+ * Why a subscription ended: its client left (`client`), the gateway shut down (`shutdown`), or the
+ * code of the error that ended it.
+ */
+export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
+
+/** Hooks for metrics, as upstream calls have theirs (src/upstream/events.ts); one that throws is ignored. */
+export interface LiveAuditEvents {
+  onRecordDelivered?(): void;
+  onSubscriptionEnd?(reason: LiveEndReason): void;
+}
 
 export interface LiveAuditOptions {
   readonly identity: IdentityApi | undefined;
@@ -27,27 +37,23 @@ export interface LiveAuditOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly maxSubscriptions: number;
-  /** Open subscriptions one caller may hold (by caller id): no caller can take every slot. */
   readonly maxSubscriptionsPerCaller?: number | undefined;
   /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
   readonly maxFilters: number;
-  /** Records a client may leave unread before it is disconnected. */
+  /** Records a client may fall behind before it is cut off. */
   readonly maxBuffered?: number;
-  /** How long a client may take nothing while records wait for it (see LiveSubscriber). */
+  /** How long a client may take nothing while records wait for it. */
   readonly stallMs?: number;
   /** How long an ended stream waits for its client before the connection is ended. */
   readonly endGraceMs?: number;
   readonly pageSize?: number;
-  /**
-   * Deadline of each catch-up read (REQUEST_TIMEOUT_MS), as of a query: one that times out is
-   * retried as any failed read. The live stream itself has none.
-   */
+  /** Deadline of each catch-up read, as of a query; the live stream itself has none. */
   readonly catchUpTimeoutMs?: number;
-  /** Estimated heap every live read of the process may hold at once (see ReadBudget). */
+  /** Estimated heap every live read of the process may hold at once. */
   readonly maxReadBytes?: number;
   readonly now?: () => number;
   readonly events?: LiveAuditEvents | undefined;
-  /** Replicas sharing Redis: one upstream poller per filter for all of them (see SharedFeed). */
+  /** Replicas sharing Redis: one upstream poller per filter for all of them. */
   readonly shared?: { readonly store: SharedStore; readonly leaseMs: number } | undefined;
 }
 
@@ -55,15 +61,14 @@ export interface LiveSubscribeArgs {
   readonly filter?: { readonly objectType?: string | null; readonly action?: string | null } | null | undefined;
   readonly since?: Date | null | undefined;
   readonly resumeAfter?: string | null | undefined;
-  /** Who subscribes (the gateway's caller id), for the per-caller limit. */
+  /** For the per-caller limit. */
   readonly callerId?: string | undefined;
 }
 
 export interface LiveAuditStats {
   readonly subscriptions: number;
-  /** Subscriptions started since the gateway started. */
+  /** Since the gateway started. */
   readonly started: number;
-  /** Filters being polled, with their subscriber count and polls so far. */
   readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
 }
 
@@ -74,29 +79,15 @@ const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
 const ANONYMOUS_CALLER = 'anonymous';
-/**
- * Catch-ups under way at once, process-wide: each makes upstream calls on the pool that queries
- * use, and holds its records until its client has taken them.
- */
+/** Catch-ups under way at once: each calls the upstream and holds its records until its client has them. */
 export const CATCH_UP_TURNS = 4;
 /** A client slow to take its replay passes the turn on after this long, and reads on. */
 export const CATCH_UP_TURN_MS = 30_000;
-/** Deadline of one catch-up read when none is configured: REQUEST_TIMEOUT_MS's default. */
+/** REQUEST_TIMEOUT_MS's default. */
 const CATCH_UP_READ_TIMEOUT_MS = 30_000;
 
-export class RateLimitedError extends GatewayError {
-  constructor(limit: number) {
-    super('RATE_LIMITED', `This gateway serves at most ${limit} live subscriptions at once; try again later.`, { limit });
-    this.name = 'RateLimitedError';
-  }
-}
-
-export class CallerRateLimitedError extends GatewayError {
-  constructor(limit: number) {
-    super('RATE_LIMITED', `A caller may hold at most ${limit} live subscriptions at once; end one, or try again later.`, { limit });
-    this.name = 'CallerRateLimitedError';
-  }
-}
+const rateLimited = (name: string, message: string, limit: number): GatewayError =>
+  Object.assign(new GatewayError('RATE_LIMITED', message, { limit }), { name });
 
 /** The gateway completes streams only when it shuts down. */
 const endReason = (ending: SubscriberEnding): LiveEndReason =>
@@ -142,17 +133,21 @@ export class LiveAudit {
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return emptyStream();
-    if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+    if (this.#subscribers.size >= maxSubscriptions) {
+      const message = `This gateway serves at most ${maxSubscriptions} live subscriptions at once; try again later.`;
+      throw rateLimited('RateLimitedError', message, maxSubscriptions);
+    }
     const callerId = args.callerId ?? ANONYMOUS_CALLER;
     const callerHolds = this.#byCaller.get(callerId) ?? 0;
     const perCaller = this.#options.maxSubscriptionsPerCaller ?? Infinity;
-    if (callerHolds >= perCaller) throw new CallerRateLimitedError(perCaller);
-    if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
-      throw new GatewayError(
-        'RATE_LIMITED',
-        `This gateway polls at most ${this.#options.maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`,
-        { limit: this.#options.maxFilters },
-      );
+    if (callerHolds >= perCaller) {
+      const message = `A caller may hold at most ${perCaller} live subscriptions at once; end one, or try again later.`;
+      throw rateLimited('CallerRateLimitedError', message, perCaller);
+    }
+    const { maxFilters } = this.#options;
+    if (!this.#pollers.has(key) && this.#pollers.size >= maxFilters) {
+      const message = `This gateway polls at most ${maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`;
+      throw rateLimited('GatewayError', message, maxFilters);
     }
 
     const since = args.since?.getTime();

@@ -1,16 +1,12 @@
 /**
- * One filter's share of the live tail when replicas share Redis (REDIS_URL): the replica holding
- * the filter's lease polls the upstream and appends what it reads to the filter's stream (fenced,
- * see FilterLease); every replica with subscribers of the filter reads that stream with one
- * blocking reader and hands the entries to the filter's poller, which delivers them to its own
- * subscribers. The stream's order is the order every subscriber on every replica sees.
- *
- * Only replicas with subscribers of a filter take part in it: holding the lease means having
- * subscribers, so the holder stops and releases the lease with its last one. The lease key expires
- * two thirds of the lease after its last renewal (the holder renews every third), and every other
- * replica with subscribers tries to take it every third, polls or not: a holder that dies or stalls
- * is replaced within the lease, and the new holder's poller polls at once (onLeaseTaken).
- * While Redis does not answer, the replica polls for its own subscribers (role `local`).
+ * One filter's share of the live tail when replicas share Redis: the replica holding the filter's
+ * lease polls the upstream and appends to the filter's stream (fenced, see FilterLease); every
+ * replica with subscribers of the filter reads the stream with one blocking reader and hands the
+ * entries to its poller. The stream's order is the order every subscriber sees. The lease expires
+ * two thirds of the lease time after its last renewal; the holder renews it every third and every
+ * other replica tries to take it as often, so a holder that dies or stalls is replaced within the
+ * lease. The holder releases it with its last subscriber. While Redis does not answer, the replica
+ * polls for its own subscribers (role `local`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -27,7 +23,7 @@ export type FeedAppend = 'appended' | 'fenced' | 'unavailable';
 export interface SharedFeedOptions {
   readonly store: SharedStore;
   readonly leaseMs: number;
-  /** How far back the stream is kept: a resume token's lifetime plus the settle time. */
+  /** How far back the stream is kept. */
   readonly horizonMs: number;
   readonly log: Logger;
   readonly now: () => number;
@@ -48,7 +44,7 @@ const BATCH = 500;
  */
 const CLOCK_SKEW_MS = 60_000;
 
-/** Stream ids compare as (milliseconds, sequence). */
+/** As (milliseconds, sequence). */
 export function compareStreamIds(a: string, b: string): number {
   const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
   const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];

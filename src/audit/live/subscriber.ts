@@ -1,19 +1,12 @@
 /**
- * One live subscription: what it has delivered (for exactly-once and for its resume tokens), the
- * records waiting for the client (a catch-up read, then a bounded number of live records), and the
- * async iterator GraphQL reads.
- *
- * A record is accepted once: not stamped before the subscription's floor, not older than the
- * settle time before the newest record it delivered, and not already delivered or queued (by
- * digest). Records count as delivered when the client takes them, so a token describes the stream
- * right after its own record, never records queued behind it; that moment, and the queue's length
- * for the slow-client cut-off, are what a Repeater's buffers do not expose.
- *
- * A client that does not keep up (more than `maxBuffered` records further behind than it has
- * been, or nothing taken for `stallMs` while records wait) is cut off: its records are dropped,
- * its slot freed at once, and it is sent RATE_LIMITED; a connection that has not drained
- * `endGraceMs` later is ended. So is the connection of an ended stream whose client takes nothing
- * for `endGraceMs`: the transport would otherwise wait for that client for ever.
+ * One live subscription: what it delivered (for exactly-once and its resume tokens), the records
+ * waiting for the client (a catch-up, then a bounded number of live records), and the iterator
+ * GraphQL reads. A record counts as delivered when the client takes it, so a token describes the
+ * stream right after its own record; that moment and the queue's length are what a Repeater's
+ * buffers do not expose. A client that does not keep up (`maxBuffered` records further behind than
+ * it has been, or nothing taken for `stallMs` while records wait) is cut off with RATE_LIMITED and
+ * its slot freed at once; a connection still undrained `endGraceMs` later is ended, as is that of
+ * an ended stream whose client takes nothing for `endGraceMs`: the transport would wait for ever.
  */
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
@@ -35,7 +28,7 @@ export interface SubscriberOptions {
   /** Records the client may fall further behind than it has been before it counts as too slow. */
   readonly maxBuffered: number;
   readonly now: () => number;
-  /** Called once, as soon as the stream takes no more records: frees its slot. */
+  /** Called once, as soon as the stream takes no more records. */
   readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
   readonly onDelivered?: (() => void) | undefined;
   /** Where a resumed stream starts: records its predecessor delivered. */
@@ -66,15 +59,14 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly #options: SubscriberOptions;
   /** Delivered records, by digest. */
   readonly #window: SettleWindow;
-  /** What this stream's tokens carry of the delivered records. */
   readonly #newestDelivered = new NewestDelivered();
-  /** The shared stream's id of the newest stream record taken (replicas sharing Redis). */
+  /** The shared stream's id of the newest stream record taken. */
   #position: string | undefined;
   readonly #pending = new PendingRecords();
   /** While the catch-up read runs, the poller's batches wait here. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
-  /** No more records come: the slot and the poller's interest are given back. */
+  /** No more records come: the slot is given back. */
   #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
@@ -114,9 +106,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   }
 
   /**
-   * Queues the last part of the catch-up, then the batches held meanwhile: all of it is where this
-   * client starts (see PendingRecords). Resolves once the client has taken the catch-up (or the
-   * stream ended): the hub keeps only a few catch-ups in memory at once.
+   * Queues the last part of the catch-up, then the batches held meanwhile: where this client starts.
+   * Resolves once the client has taken the catch-up (or the stream ended).
    */
   release(catchUp: readonly LiveRecord[]): Promise<void> {
     const held = this.#held ?? [];
@@ -144,11 +135,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return caughtUp;
   }
 
-  /**
-   * Queues the records this subscription has not delivered. A client that has fallen more than
-   * `maxBuffered` records behind since the last batch is cut off (checked before this batch, so a
-   * burst larger than that reaches a client that reads it in time).
-   */
+  /** Checked before the batch is queued: a burst larger than `maxBuffered` reaches a client that reads it in time. */
   offer(records: readonly LiveRecord[]): void {
     if (this.#detached) return;
     if (this.#held) {
