@@ -194,8 +194,7 @@ export class LiveAudit {
     const resume = decodeResumeToken(resumeAfter, now);
     const resumed = filterOfKey(resume.filterKey);
     // Anyone can write a token: its filter gets the arguments' checks, and its floor reaches back no
-    // further than `since` could when it was issued, plus the settle time a resume re-reads for
-    // late records (an issued token's floor is up to that before its newest record).
+    // further than `since` could when it was issued, plus the settle time a resume re-reads.
     const reachMs = SINCE_MAX_MS + SINCE_TOLERANCE_MS + this.#options.settleMs;
     if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
     const filterGiven = args.filter !== undefined && args.filter !== null;
@@ -225,9 +224,8 @@ export class LiveAudit {
   }
 
   /**
-   * A resume whose token carries a stream position catches up from the filter's stream, in the
-   * stream's order, part by part as the client takes them. False when the stream no longer holds
-   * that position (trimmed, Redis restarted or away): the caller reads the upstream instead.
+   * Catches a resume up from the filter's stream, part by part as the client takes them. False
+   * when the stream no longer holds the position (trimmed, Redis restarted or away).
    */
   async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
     try {

@@ -1,12 +1,8 @@
 /**
- * Reads the records of one time window through the identity client, paging with the window pinned
- * (`toMillis` fixed when the read starts), and returns them oldest first. Records that shift across
- * a page boundary while paging are read twice at worst; they are kept once, by uuid.
- *
- * What a read keeps is bounded by the heap every live read may hold together (ReadBudget). Pages
- * come newest first, so a read that runs out of room keeps the oldest records it has found and
- * returns that part of the window: the caller reads on from its newest record, so a window of any
- * size is delivered in parts that each fit.
+ * Reads one time window through the identity client, paging with the window pinned, and returns
+ * its records oldest first, each once by uuid (a record shifted across a page boundary is read
+ * twice). Pages come newest first, so a read that runs out of its share of ReadBudget keeps the
+ * oldest records found and returns that part: the caller reads on from its newest record.
  */
 import type { Logger } from 'pino';
 import { ByteReservations, type ByteHolding } from '../../lib/byte-reservations.js';
@@ -29,9 +25,8 @@ export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 export const LIVE_PAGES_IN_FLIGHT = 4;
 
 /**
- * What every live read of the process (pollers and catch-ups) shares: the estimated heap of the
- * records they keep, and a few page turns. A hostile upstream answering endless pages of large
- * records could otherwise exhaust the heap.
+ * The estimated heap of the records every live read of the process keeps, and its page turns: a
+ * hostile upstream answering endless pages of large records could otherwise exhaust the heap.
  */
 export class ReadBudget extends ByteReservations {
   readonly pages = new Turns(LIVE_PAGES_IN_FLIGHT);
@@ -46,9 +41,8 @@ export interface WindowRead {
   readonly budget: ReadBudget;
   /** Records the caller already has: neither kept nor counted against the budget. */
   readonly known?: (record: AuditRecord) => boolean;
-  /** Aborts when the reader goes away, or when the read's deadline passes (see `expiresAt`). */
+  /** Aborts when the reader goes away, or at the read's deadline (`expiresAt`, performance.now()'s clock). */
   readonly signal?: AbortSignal;
-  /** When the read's deadline passes (performance.now()'s clock); unset: its calls' own timeouts only. */
   readonly expiresAt?: number;
   readonly pageSize?: number;
 }
@@ -56,9 +50,9 @@ export interface WindowRead {
 export interface WindowPart {
   /** Oldest first. */
   readonly records: LiveRecord[];
-  /** False when newer records of the window were left out for the memory bound: read on from the newest of `records`. */
+  /** False when newer records were left out for the memory bound. */
   readonly complete: boolean;
-  /** Gives back what the records hold of the budget: call once they are handed over. */
+  /** Gives back the records' share of the budget, once they are handed over. */
   release(): void;
 }
 
