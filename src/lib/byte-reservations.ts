@@ -3,7 +3,7 @@
  * callers make the process hold (src/server/http-server.ts, src/gateway/plugins/limits/held-requests.ts: request
  * bodies arriving, parsed requests waiting, open subscriptions, answers queued for a client that
  * does not read), one for upstream answers being read and parsed (src/upstream/http.ts) and one for
- * the records live reads keep (src/audit/live/read-budget.ts). A holder that would take the total past
+ * the records live reads keep (src/audit/live/window-read.ts). A holder that would take the total past
  * the bound is refused at once, never made to wait.
  *
  * Holders of up to `smallBytes` count nothing: ordinary ones must never be refused behind large
