@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError, UpstreamError } from '../../src/lib/errors.js';
 import { asGatewayError, FilterPoller, type PollerOptions } from '../../src/audit/live/poller.js';
-import { HeapEstimate, ReadBudget } from '../../src/audit/live/read-budget.js';
+import { HeapEstimate } from '../../src/audit/live/heap-estimate.js';
+import { ReadBudget } from '../../src/audit/live/window-read.js';
 import { filterKey, type LiveFilter, type LiveRecord } from '../../src/audit/live/records.js';
 import type { LiveSubscriber } from '../../src/audit/live/subscriber.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
@@ -227,7 +228,7 @@ describe('the memory bound of live reads', () => {
     expect(a.offered.length).toBeGreaterThan(2);
     for (const batch of a.offered) expect(batch.length).toBeLessThanOrEqual(100);
     expect(offeredUuids(a.offered)).toEqual(identity.records.map((r) => r.uuid));
-    expect(budget.held).toBe(0);
+    expect(budget.bytes).toBe(0);
     p.stop();
   });
 
@@ -249,7 +250,7 @@ describe('the memory bound of live reads', () => {
     let served = 0;
     const hostile: IdentityApi = {
       async auditReport(query) {
-        mostHeld = Math.max(mostHeld, budget.held);
+        mostHeld = Math.max(mostHeld, budget.bytes);
         const rows = Array.from({ length: query.pageSize }, (_, i) => ({
           ok: true as const,
           record: { ...auditRecord(`hostile-${served++}`, query.toMillis - (i % 50)), values: { pad: 'x'.repeat(1000) } },
@@ -267,9 +268,9 @@ describe('the memory bound of live reads', () => {
     expect(memory.lines().find((line) => line.msg === 'live audit poll failed; retrying')).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
     // 4000 records of about 2 KB a poll: the reads held up to the bound, never more, and nothing now.
     expect(served).toBeGreaterThan(40_000);
-    expect(mostHeld).toBeGreaterThan(budget.limit / 2);
-    expect(mostHeld).toBeLessThanOrEqual(budget.limit);
-    expect(budget.held).toBe(0);
+    expect(mostHeld).toBeGreaterThan(budget.max / 2);
+    expect(mostHeld).toBeLessThanOrEqual(budget.max);
+    expect(budget.bytes).toBe(0);
   });
 });
 

@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestOf, filterKey, oldestFirst, toLiveRecord } from '../../src/audit/live/records.js';
-import { HeapEstimate, LIVE_PAGES_IN_FLIGHT, ReadBudget } from '../../src/audit/live/read-budget.js';
-import { MAX_PAGES_PER_READ, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/audit/live/window-read.js';
+import { HeapEstimate } from '../../src/audit/live/heap-estimate.js';
+import { LIVE_PAGES_IN_FLIGHT, MAX_PAGES_PER_READ, ReadBudget, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/audit/live/window-read.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger } from './fake-identity.js';
@@ -70,7 +70,7 @@ describe('readWindow', () => {
     const once: IdentityApi = { auditReport: async () => ({ rows: [...pages[0]!, pages[1]![1]!] }) };
     const single = roomy();
     await readWindow({ identity: once, budget: single, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 4 });
-    expect(budget.held).toBe(single.held);
+    expect(budget.bytes).toBe(single.bytes);
   });
 
   it('skips unreadable rows, keeps paging past them, and says how many in one warning', async () => {
@@ -95,7 +95,7 @@ describe('readWindow', () => {
     });
     expect(identity.queries).toHaveLength(MAX_PAGES_PER_READ);
     expect(MAX_PAGES_PER_READ).toBe(40);
-    expect(budget.held).toBe(0);
+    expect(budget.bytes).toBe(0);
   });
 
   it('says nothing when the last page it may read is also the last one there is', async () => {
@@ -151,13 +151,13 @@ describe('readWindow within its memory bound', () => {
     expect(part.records.length).toBeGreaterThan(5);
     expect(part.records.length).toBeLessThan(50);
     expect(part.records.map((r) => r.uuid)).toEqual(whole.records.slice(0, part.records.length).map((r) => r.uuid));
-    expect(budget.held).toBeGreaterThan(0);
-    expect(budget.held).toBeLessThanOrEqual(budget.limit);
+    expect(budget.bytes).toBeGreaterThan(0);
+    expect(budget.bytes).toBeLessThanOrEqual(budget.max);
     part.release();
     part.release();
-    expect(budget.held).toBe(0);
+    expect(budget.bytes).toBe(0);
     expect(memory.lines()).toEqual([
-      expect.objectContaining({ level: 30, records: part.records.length, limitBytes: budget.limit, msg: 'live audit read kept part of its window: memory bound' }),
+      expect.objectContaining({ level: 30, records: part.records.length, limitBytes: budget.max, msg: 'live audit read kept part of its window: memory bound' }),
     ]);
   });
 
@@ -168,7 +168,7 @@ describe('readWindow within its memory bound', () => {
     const heldFor = async (rows: AuditRowResult[]) => {
       const budget = roomy();
       await readWindow({ identity: { auditReport: async () => ({ rows }) }, budget, filter: {}, fromMillis: start, toMillis: start + 10, log, pageSize: 10 });
-      return budget.held;
+      return budget.bytes;
     };
     const first = await heldFor([{ ok: true, record: r(6) }]);
     const other = (await heldFor([{ ok: true, record: r(6) }, { ok: true, record: r(5) }])) - first;
@@ -177,7 +177,7 @@ describe('readWindow within its memory bound', () => {
     // Another read holds all but the first page's room: the second page is kept in place of the first's
     // newest (r5 left out, r6 with it); then the other read lets go.
     const blocker = limit - first - other;
-    budget.tryReserve(blocker);
+    budget.tryTake(blocker);
     const pages: AuditRowResult[][] = [
       [{ ok: true, record: r(6) }, { ok: true, record: r(5) }],
       [{ ok: true, record: r(4) }, { ok: true, record: r(3) }],
@@ -188,7 +188,7 @@ describe('readWindow within its memory bound', () => {
     const identity: IdentityApi = {
       auditReport: async (query) => {
         const page = query.startIndex / 2;
-        if (page === 2) budget.release(blocker);
+        if (page === 2) budget.giveBack(blocker);
         return { rows: pages[page]! };
       },
     };
@@ -213,7 +213,7 @@ describe('readWindow within its memory bound', () => {
     let mostHeld = 0;
     const identity: IdentityApi = {
       auditReport: async (query) => {
-        mostHeld = Math.max(mostHeld, budget.held);
+        mostHeld = Math.max(mostHeld, budget.bytes);
         pages++;
         return { rows: largeRecords(`page${pages}`, query.pageSize, query.toMillis - 1) };
       },
@@ -223,9 +223,9 @@ describe('readWindow within its memory bound', () => {
     expect(failure).toMatchObject({ code: 'UPSTREAM_INVALID_RESPONSE' });
     expect(pages).toBe(MAX_PAGES_PER_READ);
     // 20,000 records of about 2 KB were read; at most the bound was held, and nothing once failed.
-    expect(mostHeld).toBeGreaterThan(budget.limit / 2);
-    expect(mostHeld).toBeLessThanOrEqual(budget.limit);
-    expect(budget.held).toBe(0);
+    expect(mostHeld).toBeGreaterThan(budget.max / 2);
+    expect(mostHeld).toBeLessThanOrEqual(budget.max);
+    expect(budget.bytes).toBe(0);
   });
 
   it('reads sharing one budget hold no more than it together; one that can keep nothing fails with RATE_LIMITED', async () => {
@@ -239,16 +239,16 @@ describe('readWindow within its memory bound', () => {
     expect(second.complete).toBe(false);
     expect(second.records.length).toBeGreaterThan(0);
     expect(second.records.length).toBeLessThan(400);
-    expect(budget.held).toBeLessThanOrEqual(budget.limit);
+    expect(budget.bytes).toBeLessThanOrEqual(budget.max);
     const third = await readWindow({ identity, budget, filter: {}, fromMillis: start - 998, toMillis: start + 1000, log, pageSize: 500 }).catch((e: unknown) => e);
     expect(third).toMatchObject({
       code: 'RATE_LIMITED',
       message: 'The gateway is reading as many live audit records as it may hold; try again later.',
-      detail: { limitBytes: budget.limit },
+      detail: { limitBytes: budget.max },
     });
     first.release();
     second.release();
-    expect(budget.held).toBe(0);
+    expect(budget.bytes).toBe(0);
   });
 
   it(`reads sharing one budget have at most ${LIVE_PAGES_IN_FLIGHT} pages in flight; one whose caller leaves while it waits stops`, async () => {
@@ -284,7 +284,7 @@ describe('readWindow within its memory bound', () => {
     };
     const { log } = memoryLogger();
     await expect(readWindow({ identity, budget, filter: {}, fromMillis: start, toMillis: start + 1000, log, signal: controller.signal, pageSize: 10 })).rejects.toThrow('aborted');
-    expect(budget.held).toBe(0);
+    expect(budget.bytes).toBe(0);
   });
 });
 
@@ -338,58 +338,6 @@ describe('HeapEstimate', () => {
     const short = estimate.recordBytes(record({ a: true })) - base;
     const long = estimate.recordBytes(record({ ['b'.repeat(1000)]: true })) - base;
     expect(long - short).toBe(999);
-  });
-});
-
-describe('ReadBudget', () => {
-  it('reserves up to its limit exactly, and refuses, reserving nothing, what would pass it', () => {
-    const budget = new ReadBudget(100);
-    expect(budget.tryReserve(60)).toBe(true);
-    expect(budget.tryReserve(41)).toBe(false);
-    expect(budget.held).toBe(60);
-    expect(budget.tryReserve(40)).toBe(true);
-    expect(budget.held).toBe(100);
-    expect(budget.tryReserve(1)).toBe(false);
-    budget.release(30);
-    expect(budget.held).toBe(70);
-    expect(budget.tryReserve(30)).toBe(true);
-  });
-
-  it('never holds less than nothing: what is given back beyond what is held leaves no extra room', () => {
-    const budget = new ReadBudget(100);
-    budget.tryReserve(10);
-    budget.release(50);
-    expect(budget.held).toBe(0);
-    expect(budget.tryReserve(101)).toBe(false);
-    expect(budget.tryReserve(100)).toBe(true);
-  });
-
-  it('lets a few pages be in flight at once; the next waits for one to be given back, or for its signal', async () => {
-    const budget = new ReadBudget(100, 2);
-    const first = await budget.pageTurn();
-    const second = await budget.pageTurn();
-    expect([first, second].every((turn) => typeof turn === 'function')).toBe(true);
-    let third: unknown;
-    const waiting = budget.pageTurn().then((turn) => (third = turn));
-    const leaving = new AbortController();
-    const gone = budget.pageTurn(leaving.signal);
-    await Promise.resolve();
-    expect(third).toBeUndefined();
-    leaving.abort();
-    expect(await gone).toBeUndefined();
-    first!();
-    await waiting;
-    expect(third).toBeTypeOf('function');
-  });
-
-  it('lets LIVE_PAGES_IN_FLIGHT pages be in flight by default', async () => {
-    const budget = new ReadBudget(100);
-    const turns = await Promise.all(Array.from({ length: LIVE_PAGES_IN_FLIGHT }, () => budget.pageTurn()));
-    expect(turns.every((turn) => typeof turn === 'function')).toBe(true);
-    const controller = new AbortController();
-    const next = budget.pageTurn(controller.signal);
-    setTimeout(() => controller.abort(), 10);
-    expect(await next).toBeUndefined();
   });
 });
 

@@ -1,25 +1,34 @@
 /**
- * Live audit subscriptions of one gateway: argument checks, the process-wide subscription limit,
- * one shared poller per filter, and the catch-up read of subscriptions that give `since` or
- * `resumeAfter`. Reads go through the identity client with the gateway's own credentials.
+ * Live audit subscriptions of one gateway: argument checks, the subscription limits, one shared
+ * poller per filter, and the catch-up read of subscriptions that give `since` or `resumeAfter`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
+import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
+import { Turns } from '../../lib/turns.js';
 import { UPSTREAM_ACTIONS } from '../../upstream/identity/actions.js';
 import { createOperationDeadline } from '../../upstream/deadline.js';
 import { emit } from '../../upstream/events.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import type { LiveAuditEvents, LiveEndReason } from './events.js';
 import { asGatewayError, FilterPoller } from './poller.js';
-import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './read-budget.js';
-import { digestOf, filterKey, type LiveFilter, type LiveRecord } from './records.js';
+import { digestOf, filterKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed, StreamGap } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
-import { Turns } from '../../lib/turns.js';
-import { readWindow } from './window-read.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
+
+/**
+ * Why a subscription ended: its client left (`client`), the gateway shut down (`shutdown`), or the
+ * code of the error that ended it.
+ */
+export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
+
+/** Hooks for metrics, as upstream calls have theirs (src/upstream/events.ts); one that throws is ignored. */
+export interface LiveAuditEvents {
+  onRecordDelivered?(): void;
+  onSubscriptionEnd?(reason: LiveEndReason): void;
+}
 
 export interface LiveAuditOptions {
   readonly identity: IdentityApi | undefined;
@@ -28,27 +37,23 @@ export interface LiveAuditOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly maxSubscriptions: number;
-  /** Open subscriptions one caller may hold (by caller id): no caller can take every slot. */
   readonly maxSubscriptionsPerCaller?: number | undefined;
   /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
   readonly maxFilters: number;
-  /** Records a client may leave unread before it is disconnected. */
+  /** Records a client may fall behind before it is cut off. */
   readonly maxBuffered?: number;
-  /** How long a client may take nothing while records wait for it (see LiveSubscriber). */
+  /** How long a client may take nothing while records wait for it. */
   readonly stallMs?: number;
   /** How long an ended stream waits for its client before the connection is ended. */
   readonly endGraceMs?: number;
   readonly pageSize?: number;
-  /**
-   * Deadline of each catch-up read (REQUEST_TIMEOUT_MS), as of a query: one that times out is
-   * retried as any failed read. The live stream itself has none.
-   */
+  /** Deadline of each catch-up read, as of a query; the live stream itself has none. */
   readonly catchUpTimeoutMs?: number;
-  /** Estimated heap every live read of the process may hold at once (see ReadBudget). */
+  /** Estimated heap every live read of the process may hold at once. */
   readonly maxReadBytes?: number;
   readonly now?: () => number;
   readonly events?: LiveAuditEvents | undefined;
-  /** Replicas sharing Redis: one upstream poller per filter for all of them (see SharedFeed). */
+  /** Replicas sharing Redis: one upstream poller per filter for all of them. */
   readonly shared?: { readonly store: SharedStore; readonly leaseMs: number } | undefined;
 }
 
@@ -56,15 +61,14 @@ export interface LiveSubscribeArgs {
   readonly filter?: { readonly objectType?: string | null; readonly action?: string | null } | null | undefined;
   readonly since?: Date | null | undefined;
   readonly resumeAfter?: string | null | undefined;
-  /** Who subscribes (the gateway's caller id), for the per-caller limit. */
+  /** For the per-caller limit. */
   readonly callerId?: string | undefined;
 }
 
 export interface LiveAuditStats {
   readonly subscriptions: number;
-  /** Subscriptions started since the gateway started. */
+  /** Since the gateway started. */
   readonly started: number;
-  /** Filters being polled, with their subscriber count and polls so far. */
   readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
 }
 
@@ -75,29 +79,15 @@ const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
 const ANONYMOUS_CALLER = 'anonymous';
-/**
- * Catch-ups under way at once, process-wide: each makes upstream calls on the pool that queries
- * use, and holds its records until its client has taken them.
- */
+/** Catch-ups under way at once: each calls the upstream and holds its records until its client has them. */
 export const CATCH_UP_TURNS = 4;
 /** A client slow to take its replay passes the turn on after this long, and reads on. */
 export const CATCH_UP_TURN_MS = 30_000;
-/** Deadline of one catch-up read when none is configured: REQUEST_TIMEOUT_MS's default. */
+/** REQUEST_TIMEOUT_MS's default. */
 const CATCH_UP_READ_TIMEOUT_MS = 30_000;
 
-export class RateLimitedError extends GatewayError {
-  constructor(limit: number) {
-    super('RATE_LIMITED', `This gateway serves at most ${limit} live subscriptions at once; try again later.`, { limit });
-    this.name = 'RateLimitedError';
-  }
-}
-
-export class CallerRateLimitedError extends GatewayError {
-  constructor(limit: number) {
-    super('RATE_LIMITED', `A caller may hold at most ${limit} live subscriptions at once; end one, or try again later.`, { limit });
-    this.name = 'CallerRateLimitedError';
-  }
-}
+const rateLimited = (name: string, message: string, limit: number): GatewayError =>
+  Object.assign(new GatewayError('RATE_LIMITED', message, { limit }), { name });
 
 /** The gateway completes streams only when it shuts down. */
 const endReason = (ending: SubscriberEnding): LiveEndReason =>
@@ -143,18 +133,21 @@ export class LiveAudit {
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return emptyStream();
-    if (this.#subscribers.size >= maxSubscriptions) throw new RateLimitedError(maxSubscriptions);
+    if (this.#subscribers.size >= maxSubscriptions) {
+      const message = `This gateway serves at most ${maxSubscriptions} live subscriptions at once; try again later.`;
+      throw rateLimited('RateLimitedError', message, maxSubscriptions);
+    }
     const callerId = args.callerId ?? ANONYMOUS_CALLER;
     const callerHolds = this.#byCaller.get(callerId) ?? 0;
-    const perCaller = this.#options.maxSubscriptionsPerCaller;
-    // Stryker disable next-line ConditionalExpression: without a limit the comparison is with undefined, false as well
-    if (perCaller !== undefined && callerHolds >= perCaller) throw new CallerRateLimitedError(perCaller);
-    if (!this.#pollers.has(key) && this.#pollers.size >= this.#options.maxFilters) {
-      throw new GatewayError(
-        'RATE_LIMITED',
-        `This gateway polls at most ${this.#options.maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`,
-        { limit: this.#options.maxFilters },
-      );
+    const perCaller = this.#options.maxSubscriptionsPerCaller ?? Infinity;
+    if (callerHolds >= perCaller) {
+      const message = `A caller may hold at most ${perCaller} live subscriptions at once; end one, or try again later.`;
+      throw rateLimited('CallerRateLimitedError', message, perCaller);
+    }
+    const { maxFilters } = this.#options;
+    if (!this.#pollers.has(key) && this.#pollers.size >= maxFilters) {
+      const message = `This gateway polls at most ${maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`;
+      throw rateLimited('GatewayError', message, maxFilters);
     }
 
     const since = args.since?.getTime();
@@ -170,7 +163,7 @@ export class LiveAudit {
         emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
-      ...(resume ? { resumedFrom: { newest: resume.newest, delivered: resume.delivered, position: resume.position } } : {}),
+      resumedFrom: resume,
     });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
@@ -201,8 +194,7 @@ export class LiveAudit {
     const resume = decodeResumeToken(resumeAfter, now);
     const resumed = filterOfKey(resume.filterKey);
     // Anyone can write a token: its filter gets the arguments' checks, and its floor reaches back no
-    // further than `since` could when it was issued, plus the settle time a resume re-reads for
-    // late records (an issued token's floor is up to that before its newest record).
+    // further than `since` could when it was issued, plus the settle time a resume re-reads.
     const reachMs = SINCE_MAX_MS + SINCE_TOLERANCE_MS + this.#options.settleMs;
     if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
     const filterGiven = args.filter !== undefined && args.filter !== null;
@@ -213,37 +205,27 @@ export class LiveAudit {
   }
 
   #pollerFor(key: string, filter: LiveFilter, floor: number): FilterPoller {
-    let poller = this.#pollers.get(key);
-    if (!poller) {
-      const { shared, settleMs, now } = this.#options;
-      const log = this.#options.log.child({ component: 'live-audit' });
-      const feed = shared
-        ? new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs: TOKEN_VALIDITY_MS + 2 * settleMs, log, now })
-        : undefined;
-      poller = new FilterPoller(key, filter, floor, {
-        feed,
-        identity: this.#options.identity!,
-        log: this.#options.log.child({ component: 'live-audit' }),
-        pollMs: this.#options.pollMs,
-        settleMs: this.#options.settleMs,
-        giveUpMs: this.#options.giveUpMs,
-        now: this.#options.now,
-        budget: this.#readBudget,
-        ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
-        onStop: (stopped) => {
-          // Stryker disable next-line ConditionalExpression: a poller stops while still its key's; the check keeps a successor from being forgotten if that ever changes
-          if (this.#pollers.get(stopped.key) === stopped) this.#pollers.delete(stopped.key);
-        },
-      });
-      this.#pollers.set(key, poller);
-    }
+    const existing = this.#pollers.get(key);
+    if (existing) return existing;
+    const { shared, settleMs, now } = this.#options;
+    const log = this.#options.log.child({ component: 'live-audit' });
+    const horizonMs = TOKEN_VALIDITY_MS + 2 * settleMs;
+    const poller = new FilterPoller(key, filter, floor, {
+      ...this.#options,
+      identity: this.#options.identity!,
+      log,
+      now,
+      budget: this.#readBudget,
+      feed: shared && new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs, log, now }),
+      onStop: () => this.#pollers.delete(key),
+    });
+    this.#pollers.set(key, poller);
     return poller;
   }
 
   /**
-   * A resume whose token carries a stream position catches up from the filter's stream, in the
-   * stream's order, part by part as the client takes them. False when the stream no longer holds
-   * that position (trimmed, Redis restarted or away): the caller reads the upstream instead.
+   * Catches a resume up from the filter's stream, part by part as the client takes them. False
+   * when the stream no longer holds the position (trimmed, Redis restarted or away).
    */
   async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
     try {
@@ -260,17 +242,16 @@ export class LiveAudit {
   }
 
   /**
-   * Reads from the subscription's floor up to now, retried like a poll, then lets the live records
-   * through. Each read has the deadline of a query (catchUpTimeoutMs). A window larger than the
-   * live reads may hold comes in parts, oldest first, each read once the client has taken the one
-   * before. A turn is held from a read until the client has taken its part (or for
-   * CATCH_UP_TURN_MS), so that only a few catch-ups use the upstream and memory at once; one whose
-   * client leaves stops at once.
+   * Reads from the subscription's floor up to now, retried like a poll, with the deadline of a
+   * query for each read, then lets the live records through. A window larger than the live reads
+   * may hold comes in parts, oldest first, each read once the client has taken the one before. A
+   * turn is held from a read until the client has taken its part (or for CATCH_UP_TURN_MS), so
+   * that only a few catch-ups use the upstream and memory at once.
    */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
     const { signal } = subscriber;
-    let next: PartStart = { from: floor, deliveredAtFrom: new Set() };
+    let from = floor;
     let failingSince: number | undefined;
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
@@ -279,7 +260,6 @@ export class LiveAudit {
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
-        const { from, deliveredAtFrom } = next;
         const part = await readWindow({
           identity,
           filter,
@@ -287,10 +267,11 @@ export class LiveAudit {
           toMillis: readAt,
           log,
           budget: this.#readBudget,
-          known: (record) => record.timestamp === from && deliveredAtFrom.has(digestOf(record.uuid)),
+          // The next part reads again the instant the last one ended at.
+          known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
           signal: deadline.signal,
           expiresAt: deadline.expiresAt,
-          ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+          pageSize: this.#options.pageSize,
         }).finally(() => deadline.dispose());
         failingSince = undefined;
         try {
@@ -298,7 +279,8 @@ export class LiveAudit {
         } finally {
           part.release();
         }
-        if (!part.complete) next = nextPartStart(part.records, next);
+        // Not empty: a read that keeps nothing of an unfinished window fails instead.
+        if (!part.complete) from = part.records.at(-1)!.timestamp;
         await atMost(CATCH_UP_TURN_MS, taken);
         if (part.complete) return;
       } catch (error) {
@@ -318,7 +300,6 @@ export class LiveAudit {
       }
       // The next part is read once the client has this one: a catch-up queues one part at a time.
       if (taken) await taken;
-      // Stryker disable next-line ObjectLiteral: without the signal a loop whose client left ends a pause later, having done nothing
       else await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }
   }
@@ -331,11 +312,9 @@ export class LiveAudit {
 
   #remove(subscriber: LiveSubscriber, key: string, callerId: string): void {
     this.#subscribers.delete(subscriber);
-    const holds = (this.#byCaller.get(callerId) ?? 1) - 1;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: keeping a caller's count at 0 rather than deleting it only costs memory
+    const holds = this.#byCaller.get(callerId)! - 1;
     if (holds > 0) this.#byCaller.set(callerId, holds);
     else this.#byCaller.delete(callerId);
-    // Stryker disable next-line OptionalChaining: a poller stops only once its subscribers have left, so it is always there
     this.#pollers.get(key)?.remove(subscriber);
   }
 
@@ -350,37 +329,14 @@ export class LiveAudit {
   /** Ends every stream cleanly (their clients see `complete`) and stops polling. Idempotent. */
   close(): void {
     this.#closed = true;
+    // Each poller stops as its last subscriber leaves.
     for (const subscriber of [...this.#subscribers]) subscriber.complete();
-    // Each poller stops as its last subscriber leaves; stopped here too, so that none outlives close.
-    // Stryker disable next-line all: equivalent while every poller has a subscriber
-    for (const poller of [...this.#pollers.values()]) poller.stop();
   }
-}
-
-/** Where a catch-up's next part starts: at its newest record's time, less what was delivered at that instant. */
-interface PartStart {
-  readonly from: number;
-  /** Digests: an instant may hold many records, each uuid as long as the upstream likes. */
-  readonly deliveredAtFrom: Set<string>;
-}
-
-/** `part` is not empty: a read that keeps nothing of an unfinished window fails instead. */
-function nextPartStart(part: readonly LiveRecord[], previous: PartStart): PartStart {
-  const newest = part.at(-1)!.timestamp;
-  const deliveredAtFrom = newest === previous.from ? previous.deliveredAtFrom : new Set<string>();
-  for (const record of part) if (record.timestamp === newest) deliveredAtFrom.add(record.digest);
-  return { from: newest, deliveredAtFrom };
 }
 
 /** Waits for `promise`, `ms` at most. */
 async function atMost(ms: number, promise: Promise<void>): Promise<void> {
-  const timeUp = new AbortController();
-  try {
-    // Stryker disable next-line ObjectLiteral: without the signal the timer runs out on its own; nothing waits for it
-    await Promise.race([promise, sleep(ms, undefined, { signal: timeUp.signal })]);
-  } finally {
-    timeUp.abort();
-  }
+  await Promise.race([promise, sleep(ms, undefined, { ref: false })]);
 }
 
 function emptyStream(): AsyncIterableIterator<LiveItem> {

@@ -5,11 +5,9 @@ import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { Upstreams } from '../../upstream/types.js';
 import { LiveAudit, type LiveAuditOptions } from './hub.js';
 
-export { LiveAudit, RateLimitedError, type LiveAuditOptions, type LiveAuditStats, type LiveSubscribeArgs } from './hub.js';
-export { LIVE_SOCKET } from './connection.js';
-export { liveAuditOf, subscribeLive, useLiveAudit } from './plugin.js';
+export { LiveAudit, type LiveAuditEvents, type LiveAuditOptions, type LiveAuditStats, type LiveEndReason, type LiveSubscribeArgs } from './hub.js';
+export { LIVE_SOCKET, liveAuditOf, subscribeLive, useLiveAudit } from './plugin.js';
 export type { LiveItem } from './subscriber.js';
-export type { LiveAuditEvents, LiveEndReason } from './events.js';
 
 /** The gateway's LiveAudit, from its configuration; `events` for metrics, the rest for tests and the bench. */
 export function createLiveAudit(

@@ -1,10 +1,8 @@
 /**
  * The records one subscriber has accepted and its client has not taken yet, in delivery order: a
- * catch-up read first, handed over as the client takes it, then live records.
- *
- * How far the client has fallen behind is counted from the fewest records it has had waiting so
- * far, not from zero: a replay of 20,000 records is where such a client starts, and it keeps up
- * as long as it takes records about as fast as new ones arrive behind them.
+ * catch-up read first, then live records. How far the client has fallen behind is counted from
+ * the fewest records it has had waiting since the catch-up, not from zero: a long replay is where
+ * such a client starts, and it keeps up as long as it takes records as fast as new ones arrive.
  */
 import type { LiveRecord } from './records.js';
 
@@ -56,10 +54,8 @@ export class PendingRecords {
     if (this.size === 0) return undefined;
     const record = this.#records[this.#next++]!;
     this.#digests.delete(record.digest);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a catch-up is added before anything is taken, and a count below 0 is no more catching up than 0
-    if (this.#catchUpLeft > 0) this.#catchUpLeft--;
+    this.#catchUpLeft = Math.max(0, this.#catchUpLeft - 1);
     this.#lowWater = Math.min(this.#lowWater, this.size);
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,ArithmeticOperator: when taken records are dropped changes only the memory they hold, never the records handed out
     if (this.#next >= COMPACT_AT && this.#next * 2 >= this.#records.length) {
       this.#records = this.#records.slice(this.#next);
       this.#next = 0;

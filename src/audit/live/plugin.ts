@@ -2,14 +2,16 @@
  * Puts the gateway's LiveAudit on every GraphQL context, and answers a subscription refused for
  * the subscription limit with HTTP 429 and `retry-after` (SSE) instead of a 200 stream holding one error.
  */
+import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { GatewayError } from '../../lib/errors.js';
-import { connectionEnderOf } from './connection.js';
 import type { LiveAudit, LiveSubscribeArgs } from './hub.js';
 import type { LiveItem } from './subscriber.js';
 
 const LIVE_AUDIT_FIELD = 'liveAudit';
+/** Where src/server/websocket/index.ts puts the connection's send queue on each operation's context. */
+export const LIVE_SOCKET = 'liveSocket';
 const RETRY_AFTER_SECONDS = '1';
 
 export function liveAuditOf(context: object): LiveAudit {
@@ -18,7 +20,22 @@ export function liveAuditOf(context: object): LiveAudit {
   return live;
 }
 
-/** Starts a subscription for an operation, able to end the operation's connection (see connection.ts). */
+/**
+ * Ends the connection of a subscription whose client stopped reading, if it still holds data it
+ * could not send: neither transport notices, as both wait for the client. SSE: the Node response
+ * Yoga puts on the context; WebSocket: the socket's send queue, shared by its subscriptions.
+ */
+function connectionEnderOf(context: object): (() => void) | undefined {
+  const socket = (context as { [LIVE_SOCKET]?: { endIfUndrained(): void } })[LIVE_SOCKET];
+  if (socket) return () => socket.endIfUndrained();
+  const res = (context as { res?: ServerResponse }).res;
+  if (typeof res?.destroy !== 'function') return undefined;
+  return () => {
+    if (!res.writableFinished) res.destroy();
+  };
+}
+
+/** Starts a subscription for an operation, able to end the operation's connection. */
 export function subscribeLive(context: object, args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
   const live = liveAuditOf(context);
   const stream = live.subscribe(args);

@@ -1,26 +1,22 @@
 /**
- * The poller of one filter, shared by every subscription of that filter. Each poll reads the
- * window from the newest record it delivered minus the settle time (late-ingested records are
- * still in it) up to now, pinned while it pages, and hands the records it has not seen before,
- * oldest first, to every subscriber. A window larger than the live reads may hold is delivered in
- * parts, oldest first, one a poll (see readWindow). Failures are retried at the next poll; once the
- * upstream has failed for `giveUpMs` the poller ends its subscribers' streams with the error and
- * stops.
+ * The poller of one filter, shared by its subscriptions. Each poll reads from the settle time
+ * before the newest record it delivered (late records are still in it) up to now, and hands what
+ * it has not seen, oldest first, to every subscriber; a window larger than the reads may hold comes
+ * in parts, one a poll. Failures are retried at the next poll until the upstream has failed for
+ * `giveUpMs`: then the streams end with the error.
  *
- * With a shared feed (replicas sharing Redis) only the replica holding the filter's lease reads
- * the upstream, and appends what it reads to the filter's stream instead of delivering it; every
- * replica delivers what its feed reads from the stream, in the stream's order. The window and the
- * records known in it follow the stream too, so that whichever replica holds the lease next reads
- * on from where the stream stands. While Redis does not answer, each replica polls on its own.
+ * With a shared feed (replicas sharing Redis) only the lease holder reads the upstream, appending
+ * to the filter's stream; every replica delivers what its feed reads from the stream, and its
+ * window follows the stream, so the next holder reads on from there. While Redis does not answer,
+ * each replica polls on its own.
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import type { LiveFilter, LiveRecord } from './records.js';
-import type { ReadBudget } from './read-budget.js';
+import { SettleWindow, type LiveFilter, type LiveRecord } from './records.js';
 import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow, type WindowPart } from './window-read.js';
+import { readWindow, type ReadBudget, type WindowPart } from './window-read.js';
 
 export interface PollerOptions {
   readonly identity: IdentityApi;
@@ -29,12 +25,11 @@ export interface PollerOptions {
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly now: () => number;
-  /** Shared by every live read of the process. */
   readonly budget: ReadBudget;
   readonly pageSize?: number;
   /** Called when the poller stops (last subscriber gone, or given up). */
   readonly onStop: (poller: FilterPoller) => void;
-  /** The filter's stream shared with other replicas; unset: this process polls for itself. */
+  /** Unset: this process polls for itself. */
   readonly feed?: SharedFeed | undefined;
 }
 
@@ -52,11 +47,8 @@ export class FilterPoller {
   readonly filter: LiveFilter;
   readonly #options: PollerOptions;
   readonly #subscribers = new Set<LiveSubscriber>();
-  /** Oldest time any subscriber may be given; lowered by catch-up subscribers. */
-  #floor: number;
-  #newest: number | undefined;
-  /** uuid -> timestamp of what this poller handed out within its current window. */
-  #seen = new Map<string, number>();
+  /** By uuid; its floor is the oldest time any subscriber may be given, lowered by catch-up subscribers. */
+  readonly #window: SettleWindow;
   #timer: NodeJS.Timeout | undefined;
   #abort = new AbortController();
   #failingSince: number | undefined;
@@ -64,15 +56,14 @@ export class FilterPoller {
   #polling = false;
   /** The next poll is due at once: the lease was taken while a poll was under way. */
   #pollAgain = false;
-  /** The role of the last poll; undefined before the first. */
   #role: FeedRole | undefined;
-  /** Upstream reads made: tests and the bench read it. */
+  /** Upstream reads made. */
   polls = 0;
 
   constructor(key: string, filter: LiveFilter, floor: number, options: PollerOptions) {
     this.key = key;
     this.filter = filter;
-    this.#floor = floor;
+    this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
     options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
@@ -88,8 +79,7 @@ export class FilterPoller {
   }
 
   add(subscriber: LiveSubscriber): void {
-    // Stryker disable next-line EqualityOperator: an equal floor leaves it as it was
-    if (subscriber.floor < this.#floor) this.#floor = subscriber.floor;
+    this.#window.floor = Math.min(this.#window.floor, subscriber.floor);
     this.#subscribers.add(subscriber);
     if (this.#timer === undefined && !this.#stopped) this.#schedule();
   }
@@ -124,11 +114,6 @@ export class FilterPoller {
     void this.#poll();
   }
 
-  /** The window a poll reads starts here. */
-  #windowStart(): number {
-    return this.#newest === undefined ? this.#floor : Math.max(this.#floor, this.#newest - this.#options.settleMs);
-  }
-
   async #poll(): Promise<void> {
     this.#polling = true;
     try {
@@ -148,7 +133,7 @@ export class FilterPoller {
       return;
     }
     const { now, log } = this.#options;
-    const fromMillis = this.#windowStart();
+    const fromMillis = this.#window.start;
     const toMillis = now();
     try {
       this.polls++;
@@ -162,9 +147,9 @@ export class FilterPoller {
               toMillis,
               log,
               budget: this.#options.budget,
-              known: (record) => this.#seen.has(record.uuid),
+              known: (record) => this.#window.has(record.uuid),
               signal: this.#abort.signal,
-              ...(this.#options.pageSize ? { pageSize: this.#options.pageSize } : {}),
+              pageSize: this.#options.pageSize,
             });
       try {
         if (this.#stopped) return;
@@ -194,9 +179,8 @@ export class FilterPoller {
     const feed = this.#options.feed;
     if (!feed) return 'local';
     const role = await feed.role();
-    // Back from polling alone: the stream gets the whole window, whatever this replica delivered
-    // meanwhile (other replicas' subscribers may not have it; each subscriber knows its own).
-    if (role === 'holder' && this.#role === 'local') this.#seen.clear();
+    // Back from polling alone: the stream gets the whole window (each subscriber knows its own).
+    if (role === 'holder' && this.#role === 'local') this.#window.forgetKeys();
     this.#role = role;
     return role;
   }
@@ -216,7 +200,7 @@ export class FilterPoller {
     // Fenced: the new holder reads the window on from the stream, these included.
   }
 
-  /** Delivers records new to this poller (a read leaves out what it has seen; the stream brings each once). */
+  /** Delivers records new to this poller: a read leaves out what it has seen, the stream brings each once. */
   #publish(records: readonly LiveRecord[]): void {
     this.#note(records);
     if (records.length === 0) return;
@@ -225,14 +209,6 @@ export class FilterPoller {
 
   /** Moves the window on past `records`. */
   #note(records: readonly LiveRecord[]): void {
-    for (const record of records) {
-      this.#seen.set(record.uuid, record.timestamp);
-      // Stryker disable next-line EqualityOperator: an equal time leaves the newest as it was
-      if (this.#newest === undefined || record.timestamp > this.#newest) this.#newest = record.timestamp;
-    }
-    // Bounded memory: a uuid below the next window's start cannot be read again.
-    const start = this.#windowStart();
-    // Stryker disable next-line ConditionalExpression: forgetting none only costs memory (forgetting all is caught)
-    for (const [uuid, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(uuid);
+    for (const record of records) this.#window.note(record.uuid, record.timestamp);
   }
 }

@@ -35,3 +35,59 @@ export function toLiveRecord(record: AuditRecord): LiveRecord {
 export function oldestFirst(a: Pick<LiveRecord, 'timestamp' | 'uuid'>, b: Pick<LiveRecord, 'timestamp' | 'uuid'>): number {
   return a.timestamp - b.timestamp || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
+
+const FORGET_ABOVE = 256;
+
+/**
+ * What a poller or a subscriber has had of the records from the settle time before the newest of
+ * them: a re-read of that time brings them back, so they are known by key; older ones, and any
+ * before the floor, are refused by their time.
+ */
+export class SettleWindow {
+  #newest: number | undefined;
+  readonly #seen = new Map<string, number>();
+  #forgetAbove = FORGET_ABOVE;
+
+  constructor(
+    public floor: number,
+    readonly settleMs: number,
+    newest?: number,
+  ) {
+    this.#newest = newest;
+  }
+
+  get newest(): number | undefined {
+    return this.#newest;
+  }
+
+  /** The oldest time a record may be new at: a re-read starts here. */
+  get start(): number {
+    return this.#newest === undefined ? this.floor : Math.max(this.floor, this.#newest - this.settleMs);
+  }
+
+  has(key: string): boolean {
+    return this.#seen.has(key);
+  }
+
+  isNew(key: string, timestamp: number): boolean {
+    return timestamp >= this.start && !this.#seen.has(key);
+  }
+
+  note(key: string, timestamp: number): void {
+    this.#seen.set(key, timestamp);
+    if (this.#newest === undefined || timestamp > this.#newest) this.#newest = timestamp;
+    if (this.#seen.size > this.#forgetAbove) this.#forgetOld();
+  }
+
+  /** Forgets every key, keeping the window where it is. */
+  forgetKeys(): void {
+    this.#seen.clear();
+  }
+
+  /** Keys older than the start can never be new again; forgetting them in bulk bounds memory. */
+  #forgetOld(): void {
+    const start = this.start;
+    for (const [key, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(key);
+    this.#forgetAbove = Math.max(FORGET_ABOVE, this.#seen.size * 2);
+  }
+}

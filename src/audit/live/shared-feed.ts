@@ -1,16 +1,12 @@
 /**
- * One filter's share of the live tail when replicas share Redis (REDIS_URL): the replica holding
- * the filter's lease polls the upstream and appends what it reads to the filter's stream (fenced,
- * see FilterLease); every replica with subscribers of the filter reads that stream with one
- * blocking reader and hands the entries to the filter's poller, which delivers them to its own
- * subscribers. The stream's order is the order every subscriber on every replica sees.
- *
- * Only replicas with subscribers of a filter take part in it: holding the lease means having
- * subscribers, so the holder stops and releases the lease with its last one. The lease key expires
- * two thirds of the lease after its last renewal (the holder renews every third), and every other
- * replica with subscribers tries to take it every third, polls or not: a holder that dies or stalls
- * is replaced within the lease, and the new holder's poller polls at once (onLeaseTaken).
- * While Redis does not answer, the replica polls for its own subscribers (role `local`).
+ * One filter's share of the live tail when replicas share Redis: the replica holding the filter's
+ * lease polls the upstream and appends to the filter's stream (fenced, see FilterLease); every
+ * replica with subscribers of the filter reads the stream with one blocking reader and hands the
+ * entries to its poller. The stream's order is the order every subscriber sees. The lease expires
+ * two thirds of the lease time after its last renewal; the holder renews it every third and every
+ * other replica tries to take it as often, so a holder that dies or stalls is replaced within the
+ * lease. The holder releases it with its last subscriber. While Redis does not answer, the replica
+ * polls for its own subscribers (role `local`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -27,7 +23,7 @@ export type FeedAppend = 'appended' | 'fenced' | 'unavailable';
 export interface SharedFeedOptions {
   readonly store: SharedStore;
   readonly leaseMs: number;
-  /** How far back the stream is kept: a resume token's lifetime plus the settle time. */
+  /** How far back the stream is kept. */
   readonly horizonMs: number;
   readonly log: Logger;
   readonly now: () => number;
@@ -48,7 +44,7 @@ const BATCH = 500;
  */
 const CLOCK_SKEW_MS = 60_000;
 
-/** Stream ids compare as (milliseconds, sequence). */
+/** As (milliseconds, sequence). */
 export function compareStreamIds(a: string, b: string): number {
   const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
   const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
@@ -61,10 +57,8 @@ export class SharedFeed {
   readonly #reader: BlockingReader;
   #holding = false;
   #stopped = false;
-  /** Renews the lease between polls, and during a long read: a poll interval may exceed the lease. */
-  #renewal: NodeJS.Timeout | undefined;
-  /** Tries to take the lease between polls while another replica holds it. */
-  #contention: NodeJS.Timeout | undefined;
+  /** Between polls (a poll interval may exceed the lease) the holder renews its lease and the others contend for it. */
+  #keeping: NodeJS.Timeout | undefined;
   #onLeaseTaken: (() => void) | undefined;
 
   constructor(filterKey: string, options: SharedFeedOptions) {
@@ -80,13 +74,7 @@ export class SharedFeed {
   /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */
   async role(): Promise<FeedRole> {
     const { store } = this.#options;
-    if (!store.isUp()) {
-      this.#holding = false;
-      return 'local';
-    }
-    this.#holding = this.#holding ? (await this.#lease.renew()) || (await this.#lease.acquire()) : await this.#lease.acquire();
-    if (!store.isUp()) this.#holding = false;
-    this.#keepTimers();
+    this.#holding = store.isUp() && (await this.#lease.acquire()) && store.isUp();
     if (!store.isUp()) return 'local';
     return this.#holding ? 'holder' : 'follower';
   }
@@ -96,38 +84,18 @@ export class SharedFeed {
     this.#onLeaseTaken = listener;
   }
 
-  /** The holder renews its lease; a follower contends for it; neither while stopped or Redis is away. */
-  #keepTimers(): void {
-    const every = this.#options.leaseMs / 3;
-    if (!this.#holding || this.#stopped) {
-      clearInterval(this.#renewal);
-      this.#renewal = undefined;
-    } else {
-      this.#renewal ??= setInterval(() => {
-        void this.#lease.renew().then((held) => {
-          if (!held) this.#holding = false;
-          if (!this.#holding) this.#keepTimers();
-        });
-      }, every);
-      this.#renewal.unref();
+  async #keepLease(): Promise<void> {
+    if (!this.#options.store.isUp()) return;
+    if (this.#holding) {
+      if (!(await this.#lease.renew())) this.#holding = false;
+      return;
     }
-    if (this.#holding || this.#stopped || !this.#options.store.isUp()) {
-      clearInterval(this.#contention);
-      this.#contention = undefined;
-    } else {
-      this.#contention ??= setInterval(() => void this.#contend(), every);
-      this.#contention.unref();
-    }
-  }
-
-  async #contend(): Promise<void> {
-    const taken = this.#options.store.isUp() && !this.#holding && !this.#stopped && (await this.#lease.acquire());
+    const taken = await this.#lease.acquire();
     if (taken && this.#stopped) void this.#lease.release();
     // Taken meanwhile by a poll of this replica: that poll reads as the holder already.
-    const news = taken && !this.#stopped && !this.#holding;
-    if (news) this.#holding = true;
-    this.#keepTimers();
-    if (news) this.#onLeaseTaken?.();
+    if (!taken || this.#stopped || this.#holding) return;
+    this.#holding = true;
+    this.#onLeaseTaken?.();
   }
 
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
@@ -166,7 +134,8 @@ export class SharedFeed {
       }
     })();
     // Following means having subscribers: contend for the lease from now, not only from the first poll.
-    this.#keepTimers();
+    this.#keeping = setInterval(() => void this.#keepLease(), this.#options.leaseMs / 3);
+    this.#keeping.unref();
   }
 
   /**
@@ -216,8 +185,7 @@ export class SharedFeed {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    clearInterval(this.#renewal);
-    clearInterval(this.#contention);
+    clearInterval(this.#keeping);
     this.#reader.close();
     if (this.#holding) void this.#lease.release();
     this.#holding = false;

@@ -1,20 +1,17 @@
 /**
- * Reads the records of one time window through the identity client, paging with the window pinned
- * (`toMillis` fixed when the read starts), and returns them oldest first. Records that shift across
- * a page boundary while paging are read twice at worst; they are kept once, by uuid.
- *
- * What a read keeps is bounded by the heap every live read may hold together (ReadBudget). Pages
- * come newest first, so a read that runs out of room keeps the oldest records it has found and
- * leaves out every newer one: it returns part of the window, oldest first, and the caller reads
- * on from the newest record of that part. Nothing is lost, and a window of any size is delivered
- * in parts that each fit. Each page is read in one of the few page turns all live reads share.
+ * Reads one time window through the identity client, paging with the window pinned, and returns
+ * its records oldest first, each once by uuid (a record shifted across a page boundary is read
+ * twice). Pages come newest first, so a read that runs out of its share of ReadBudget keeps the
+ * oldest records found and returns that part: the caller reads on from its newest record.
  */
 import type { Logger } from 'pino';
-import { CallerGoneError, GatewayError, UpstreamError } from '../../lib/errors.js';
+import { ByteReservations, type ByteHolding } from '../../lib/byte-reservations.js';
+import { GatewayError, UpstreamError } from '../../lib/errors.js';
+import { Turns } from '../../lib/turns.js';
 import { errorForAbort } from '../../upstream/error-mapping.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../upstream/types.js';
-import { HeapEstimate, type ReadBudget } from './read-budget.js';
+import { HeapEstimate } from './heap-estimate.js';
 import { oldestFirst, toLiveRecord, type LiveFilter, type LiveRecord } from './records.js';
 
 export const UPSTREAM_PAGE_SIZE = 5000;
@@ -23,6 +20,17 @@ export const UPSTREAM_PAGE_SIZE = 5000;
  * records would be left unread, and delivering the rest would move the window past them.
  */
 export const MAX_PAGES_PER_READ = 40;
+export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
+/** Upstream pages all live reads have in flight at once: a full page is large to receive and parse. */
+export const LIVE_PAGES_IN_FLIGHT = 4;
+
+/**
+ * The estimated heap of the records every live read of the process keeps, and its page turns: a
+ * hostile upstream answering endless pages of large records could otherwise exhaust the heap.
+ */
+export class ReadBudget extends ByteReservations {
+  readonly pages = new Turns(LIVE_PAGES_IN_FLIGHT);
+}
 
 export interface WindowRead {
   readonly identity: IdentityApi;
@@ -33,9 +41,8 @@ export interface WindowRead {
   readonly budget: ReadBudget;
   /** Records the caller already has: neither kept nor counted against the budget. */
   readonly known?: (record: AuditRecord) => boolean;
-  /** Aborts when the reader goes away, or when the read's deadline passes (see `expiresAt`). */
+  /** Aborts when the reader goes away, or at the read's deadline (`expiresAt`, performance.now()'s clock). */
   readonly signal?: AbortSignal;
-  /** When the read's deadline passes (performance.now()'s clock); unset: its calls' own timeouts only. */
   readonly expiresAt?: number;
   readonly pageSize?: number;
 }
@@ -43,9 +50,9 @@ export interface WindowRead {
 export interface WindowPart {
   /** Oldest first. */
   readonly records: LiveRecord[];
-  /** False when newer records of the window were left out for the memory bound: read on from the newest of `records`. */
+  /** False when newer records were left out for the memory bound. */
   readonly complete: boolean;
-  /** Gives back what the records hold of the budget: call once they are handed over. */
+  /** Gives back the records' share of the budget, once they are handed over. */
   release(): void;
 }
 
@@ -54,17 +61,18 @@ interface Kept {
   readonly bytes: number;
 }
 
+const NEVER = new AbortController().signal;
+
 /** What a read keeps: the oldest records of the window that fit in the budget. */
 class OldestKept {
-  readonly #budget: ReadBudget;
+  readonly #holding: ByteHolding;
   readonly #estimate = new HeapEstimate();
   readonly #byUuid = new Map<string, Kept>();
-  #bytes = 0;
   /** The oldest record left out: every record kept is older, and no newer one is kept any more. */
   #leftOut: AuditRecord | undefined;
 
   constructor(budget: ReadBudget) {
-    this.#budget = budget;
+    this.#holding = budget.holding();
   }
 
   get complete(): boolean {
@@ -80,27 +88,24 @@ class OldestKept {
     const candidates = new Map<string, Kept>();
     for (const record of records) {
       if (this.#byUuid.has(record.uuid) || candidates.has(record.uuid)) continue;
-      // Stryker disable next-line EqualityOperator: the left-out record itself, kept on a later page, leaves no gap
       if (this.#leftOut && oldestFirst(record, this.#leftOut) >= 0) continue;
       candidates.set(record.uuid, { record, bytes: this.#estimate.recordBytes(record) });
     }
     let bytes = 0;
     for (const candidate of candidates.values()) bytes += candidate.bytes;
-    // Stryker disable next-line ConditionalExpression: the way below keeps the same records (all fit), only slower
-    if (this.#budget.tryReserve(bytes)) {
-      this.#bytes += bytes;
+    if (this.#holding.add(bytes)) {
       for (const [uuid, candidate] of candidates) this.#byUuid.set(uuid, candidate);
       return;
     }
     // Room is made by leaving out the newest: what is kept stays the oldest records of the window.
     const all = [...this.#byUuid.values(), ...candidates.values()].sort((a, b) => oldestFirst(a.record, b.record));
-    this.release();
+    this.#holding.resize(0);
+    this.#byUuid.clear();
     for (const candidate of all) {
-      if (!this.#budget.tryReserve(candidate.bytes)) {
+      if (!this.#holding.add(candidate.bytes)) {
         this.#leftOut = candidate.record;
         return;
       }
-      this.#bytes += candidate.bytes;
       this.#byUuid.set(candidate.record.uuid, candidate);
     }
   }
@@ -110,8 +115,7 @@ class OldestKept {
   }
 
   release(): void {
-    this.#budget.release(this.#bytes);
-    this.#bytes = 0;
+    this.#holding.release();
     this.#byUuid.clear();
   }
 }
@@ -124,8 +128,8 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
   try {
     for (let page = 0; ; page++) {
       if (page === MAX_PAGES_PER_READ) throw endlessWindow();
-      const giveBack = await read.budget.pageTurn(read.signal);
-      if (!giveBack) throw stoppedWaiting(read.signal!);
+      const giveBack = await read.budget.pages.take(read.signal ?? NEVER);
+      if (!giveBack) throw errorForAbort('identity', read.signal!, 'live-audit-read-turn');
       let rows: readonly AuditRowResult[];
       try {
         ({ rows } = await read.identity.auditReport(
@@ -146,8 +150,7 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
         const fresh: AuditRecord[] = [];
         for (const row of rows) {
           if (!row.ok) unreadable++;
-          // Only the window asked for moves a poller's window or reaches a subscriber; a record
-          // stamped later is delivered by the read whose window holds it.
+          // A record stamped outside the window is delivered by the read whose window holds it.
           else if (row.record.timestamp < read.fromMillis) outside.earlier++;
           else if (row.record.timestamp > read.toMillis) outside.later++;
           else if (!read.known?.(row.record)) fresh.push(row.record);
@@ -171,8 +174,13 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
     );
   }
   if (!kept.complete) {
-    if (kept.size === 0) throw readsFull(read.budget);
-    read.log.info({ records: kept.size, limitBytes: read.budget.limit }, 'live audit read kept part of its window: memory bound');
+    // Other reads hold the whole budget: this one kept nothing, and is retried as a failed read.
+    if (kept.size === 0) {
+      throw new GatewayError('RATE_LIMITED', 'The gateway is reading as many live audit records as it may hold; try again later.', {
+        limitBytes: read.budget.max,
+      });
+    }
+    read.log.info({ records: kept.size, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
   }
   return { records: kept.records(), complete: kept.complete, release: () => kept.release() };
 }
@@ -184,16 +192,4 @@ function endlessWindow(): UpstreamError {
     `The identity service's audit report did not end within ${MAX_PAGES_PER_READ} pages.`,
     { pages: MAX_PAGES_PER_READ },
   );
-}
-
-/** Its deadline passed, or its caller left (nobody sees that one), while it waited for a page turn. */
-function stoppedWaiting(signal: AbortSignal): UpstreamError | CallerGoneError {
-  return errorForAbort('identity', signal, 'live-audit-read-turn');
-}
-
-/** Other reads hold the whole budget: this one could keep nothing, and is retried as a failed read. */
-function readsFull(budget: ReadBudget): GatewayError {
-  return new GatewayError('RATE_LIMITED', 'The gateway is reading as many live audit records as it may hold; try again later.', {
-    limitBytes: budget.limit,
-  });
 }
