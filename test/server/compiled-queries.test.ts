@@ -6,8 +6,7 @@
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompiledQueries, MAX_COMPILED_FIELDS, type Compilation } from '../../src/gateway/plugins/execution/compiled-queries.js';
-import { useJitForAuditPages } from '../../src/gateway/plugins/execution/jit.js';
+import { createCompiledQueries, MAX_COMPILED_FIELDS, useJitForAuditPages, type Compilation } from '../../src/gateway/plugins/compat/jit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const schema = createSchema({
