@@ -41,19 +41,13 @@ export const MAX_COMPILATIONS = 256;
 type Execute = ReturnType<typeof makeExecute>;
 
 /** How to run an operation compiled, or undefined: graphql-js runs it. */
-interface Known {
-  readonly execute: Execute | undefined;
-  readonly bytes: number;
-}
+type Known = { readonly execute: Execute | undefined; readonly bytes: number };
 
-/** What compiling cost, for the log. */
+/** What compiling cost, for the log: `codeCharacters` and `bytes` are undefined when nothing was compiled. */
 export interface Compilation {
   readonly operation: string;
-  /** Counted up to MAX_COMPILED_FIELDS + 1. */
   readonly fields: number;
-  /** Undefined when graphql-jit could not compile it, or was not asked to. */
   readonly codeCharacters: number | undefined;
-  /** What keeping it costs (or would have cost). */
   readonly bytes: number | undefined;
   readonly kept: boolean;
   readonly ms: number;

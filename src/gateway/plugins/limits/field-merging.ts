@@ -46,14 +46,11 @@ interface Meeting {
 const pairs = (n: number) => (n * (n - 1)) / 2;
 
 /**
- * Walks every place in the response where fields meet, fragments spread into their place (each
- * once per selection set, as validation and execution take them), and counts the work of checking
- * that they merge, as graphql-js does it: each selection collected, each pair of fields with one
- * response key (fields that one fragment brings are compared with each other once, within that
- * fragment), each field against each fragment spread beside it, each pair of fragments spread
- * together. Stops as soon as the count passes `limit`, so a hostile document costs no more than
- * the limit; returns the count. `meet` sees every meeting of fields, one field alone included, but
- * those one fragment brings alone, which it sees within the fragment.
+ * Counts the work of checking that fields merge as graphql-js does it, at every place in the
+ * response where fields meet (fragments spread once per selection set): each selection, each pair of
+ * fields with one response key (those one fragment brings compared once, within it), each field
+ * against each fragment beside it, each pair of fragments. Stops once past `limit`. `meet` sees every
+ * meeting of fields but those one fragment brings alone, seen within the fragment.
  */
 export function fieldMergeWork(
   document: DocumentNode,
