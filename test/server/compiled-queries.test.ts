@@ -1,5 +1,5 @@
 /**
- * graphql-jit's compiled queries (src/gateway/plugins/execution/compiled-queries.ts, used by src/gateway/plugins/execution/jit.ts): an
+ * graphql-jit's compiled queries (src/gateway/plugins/compat/jit.ts): an
  * audit operation is compiled the second time it is sent and then served from the cache, each
  * operation of a document runs as itself, one too costly to keep is compiled once and left to
  * graphql-js, and the cache keeps no more bytes than its budget.
