@@ -3,12 +3,12 @@
  * alias bombs and deep or huge documents are refused while parsed or validated, before any upstream call.
  */
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { useGraphql17Validation } from './compat/graphql16-validation.js';
 import { useAuditRowLimits } from './audit-row-budget.js';
 import { useFieldMergeLimit } from './field-merging.js';
 import { useNestingLimit } from './nesting-limit.js';
-import { useSingleFieldSubscriptions } from './subscription-root-directives.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
@@ -68,8 +68,7 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
     blockFieldSuggestion: { enabled: false },
   });
   return [
-    useKnownOperationTypes(),
-    useSingleFieldSubscriptions(),
+    useGraphql17Validation(),
     ...(armor.protect().plugins as Plugin[]),
     // After armor, whose token-limited parse function replaces any set before: these wrap it.
     useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
@@ -82,21 +81,4 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
       largeOperationConcurrency: options.largeOperationConcurrency,
     }) as Plugin,
   ];
-}
-
-/**
- * An operation type the schema has no root for (`mutation { x }` here) is a validation error, as
- * graphql 17's KnownOperationTypesRule makes it; graphql 16 only fails it during execution.
- */
-function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
-  return {
-    OperationDefinition(node) {
-      if (context.getSchema().getRootType(node.operation)) return;
-      context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
-    },
-  };
-}
-
-function useKnownOperationTypes(): Plugin {
-  return { onValidate: ({ addValidationRule }) => addValidationRule(knownOperationTypesRule) };
 }
