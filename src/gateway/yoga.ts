@@ -18,7 +18,7 @@ import {
   useAutomaticPersistedQueries,
 } from './plugins/auth/automatic-persisted-queries.js';
 import { useIncrementalErrorMasking } from './plugins/observability/incremental-masking.js';
-import { useJitForAuditPages } from './plugins/execution/jit.js';
+import { useJitForAuditPages } from './plugins/compat/jit.js';
 import { useOperationLimits } from './plugins/limits/operation-limits.js';
 import { createParseCache } from './plugins/limits/parse-cache.js';
 import { createLiveAudit, useLiveAudit, type LiveAudit } from '../audit/live/index.js';

@@ -1,13 +1,12 @@
 /**
- * graphql-jit's compiled queries (src/gateway/plugins/execution/compiled-queries.ts, used by src/gateway/plugins/execution/jit.ts): an
+ * graphql-jit's compiled queries (src/gateway/plugins/compat/jit.ts): an
  * audit operation is compiled the second time it is sent and then served from the cache, each
  * operation of a document runs as itself, one too costly to keep is compiled once and left to
  * graphql-js, and the cache keeps no more bytes than its budget.
  */
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompiledQueries, MAX_COMPILED_FIELDS, type Compilation } from '../../src/gateway/plugins/execution/compiled-queries.js';
-import { useJitForAuditPages } from '../../src/gateway/plugins/execution/jit.js';
+import { createCompiledQueries, MAX_COMPILED_FIELDS, useJitForAuditPages, type Compilation } from '../../src/gateway/plugins/compat/jit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const schema = createSchema({

@@ -6,7 +6,7 @@
 import { parse, SingleFieldSubscriptionsRule, validate } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useSingleFieldSubscriptions } from '../../src/gateway/plugins/limits/subscription-root-directives.js';
+import { useGraphql17Validation } from '../../src/gateway/plugins/limits/compat/graphql16-validation.js';
 
 const schema = createSchema({
   typeDefs: /* GraphQL */ `
@@ -28,7 +28,7 @@ const schema = createSchema({
 type Errors = { message: string }[];
 
 async function errorsOf(query: string, variables?: Record<string, unknown>): Promise<Errors | undefined> {
-  const yoga = createYoga({ schema, logging: false, plugins: [useSingleFieldSubscriptions()] });
+  const yoga = createYoga({ schema, logging: false, plugins: [useGraphql17Validation()] });
   const response = await yoga.fetch('http://yoga.test/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },

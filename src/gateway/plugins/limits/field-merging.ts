@@ -1,18 +1,13 @@
 /**
  * Fields that share a response key must merge: validation (OverlappingFieldsCanBeMergedRule)
- * compares them pairwise, at every place in the response where they meet, through fragments too.
- * The comparisons grow with the square of the repeats: 360 repeats of one field (13 KB, within
- * every other limit) took 1-2.4 s of validation, blocking the event loop; graphql-js's own budget
- * for the rule (500,000 steps) still lets one document take some 0.4 s. Here the work is counted
- * from the parsed document, in time linear in what is counted, and a document over the limit is
- * refused as it is parsed, before any validation rule runs: its refusal is kept with the parse
- * errors, so sending it again costs a lookup.
+ * compares them pairwise wherever they meet, so its work grows with the square of the repeats, and
+ * graphql-js's own budget for the rule still lets one small document block the event loop. Here the
+ * work is counted from the parsed document, in time linear in what is counted, and a document over
+ * the limit is refused as it is parsed: its refusal is kept with the parse errors.
  *
  * @graphql-yoga/plugin-defer-stream validates with its own copy of the rule, which also compares
- * `@stream`, while graphql-js's copy still runs (the plugin's attempt to drop it leaves envelop's
- * rule list as it was): every comparison was made twice, by the copy slowly and with no budget,
- * and every conflict reported twice. The copy is dropped here, and `@stream` compared where
- * fields meet.
+ * `@stream`, while graphql-js's still runs: every comparison made twice, every conflict reported
+ * twice. The copy is dropped here, and `@stream` compared in the same walk that counts the work.
  */
 import {
   GraphQLError,
@@ -51,14 +46,11 @@ interface Meeting {
 const pairs = (n: number) => (n * (n - 1)) / 2;
 
 /**
- * Walks every place in the response where fields meet, fragments spread into their place (each
- * once per selection set, as validation and execution take them), and counts the work of checking
- * that they merge, as graphql-js does it: each selection collected, each pair of fields with one
- * response key (fields that one fragment brings are compared with each other once, within that
- * fragment), each field against each fragment spread beside it, each pair of fragments spread
- * together. Stops as soon as the count passes `limit`, so a hostile document costs no more than
- * the limit; returns the count. `meet` sees every meeting of fields, one field alone included, but
- * those one fragment brings alone, which it sees within the fragment.
+ * Counts the work of checking that fields merge as graphql-js does it, at every place in the
+ * response where fields meet (fragments spread once per selection set): each selection, each pair of
+ * fields with one response key (those one fragment brings compared once, within it), each field
+ * against each fragment beside it, each pair of fragments. Stops once past `limit`. `meet` sees every
+ * meeting of fields but those one fragment brings alone, seen within the fragment.
  */
 export function fieldMergeWork(
   document: DocumentNode,
@@ -123,45 +115,34 @@ export function fieldMergeWork(
 
 /** A field's `@stream` arguments, printed and sorted (undefined without one): equal streams, equal keys. */
 function streamKey(field: FieldNode): string | undefined {
-  // Stryker disable next-line OptionalChaining: the parser gives every field a directives array
   const stream = field.directives?.find((directive) => directive.name.value === 'stream');
-  // Stryker disable next-line ArrayDeclaration: the parser gives every directive an arguments array
-  return stream && JSON.stringify((stream.arguments ?? []).map((arg) => `${arg.name.value}: ${print(arg.value)}`).sort());
+  return stream && JSON.stringify(stream.arguments?.map((arg) => `${arg.name.value}: ${print(arg.value)}`).sort());
 }
 
 /**
- * Fields that merge must agree on `@stream`: streamed or not, with the same arguments. The check
- * the defer plugin's copy of OverlappingFieldsCanBeMergedRule makes, reported once per place.
+ * Fields that merge must agree on `@stream`: streamed or not, with the same arguments (the check the
+ * defer plugin's copy of OverlappingFieldsCanBeMergedRule makes), reported once per place.
  */
-function streamsMergeRule(limit: number): ValidationRule {
-  return (context: ValidationContext): ASTVisitor => {
-    // Stryker disable next-line BooleanLiteral: a document without @stream has no fields that differ in it: the check would find nothing
-    let streams = false;
-    return {
-      Directive(node) {
-        // Stryker disable next-line ConditionalExpression: `true` as above; `false` does what the tested StringLiteral mutant does
-        if (node.name.value === 'stream') streams = true;
-      },
-      Document: {
-        leave(document) {
-          // Stryker disable next-line ConditionalExpression: `false` as above; `true` does for a document with @stream what the tested BooleanLiteral mutant does
-          if (!streams) return;
-          fieldMergeWork(document, limit, (key, fields) => {
-            const first = streamKey(fields[0]!);
-            const other = fields.find((field) => streamKey(field) !== first);
-            if (!other) return;
-            context.reportError(
-              new GraphQLError(
-                `Fields "${key}" conflict because they have differing stream directives. Use different aliases on the fields to fetch both if this was intentional.`,
-                { nodes: [fields[0]!, other] },
-              ),
-            );
-          });
-        },
-      },
-    };
-  };
+function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError | undefined {
+  const first = streamKey(fields[0]!);
+  const other = fields.find((field) => streamKey(field) !== first);
+  if (!other) return undefined;
+  const message = `Fields "${key}" conflict because they have differing stream directives. Use different aliases on the fields to fetch both if this was intentional.`;
+  return new GraphQLError(message, { nodes: [fields[0]!, other] });
 }
+
+/** Counts the merge work, and finds the `@stream` conflicts in the same walk. */
+function mergeCheck(document: DocumentNode, maxWork: number): { work: number; conflicts: GraphQLError[] } {
+  const conflicts: GraphQLError[] = [];
+  const work = fieldMergeWork(document, maxWork, (key, fields) => {
+    const conflict = fields.length > 1 && streamConflict(key, fields);
+    if (conflict) conflicts.push(conflict);
+  });
+  return { work, conflicts };
+}
+
+/** Found as the document was parsed, reported when it is validated. */
+const streamConflicts = new WeakMap<DocumentNode, GraphQLError[]>();
 
 /** Yoga's rules and the defer plugin's, but one OverlappingFieldsCanBeMergedRule: graphql-js's. */
 function withoutCopiesOfTheMergeRule(rules: readonly ValidationRule[]): ValidationRule[] {
@@ -173,22 +154,26 @@ function withoutCopiesOfTheMergeRule(rules: readonly ValidationRule[]): Validati
  * validation run graphql-js's merge rule alone, and compare `@stream` where fields meet.
  */
 export function useFieldMergeLimit({ maxWork }: { maxWork: number }): Plugin {
-  const tooMuch = () =>
-    new GraphQLError(
-      `The operation repeats fields too often: checking that fields sharing a response key can be merged (fragments included) would take more than ${maxWork} steps, the field merging limit. Ask for each field once.`,
-      { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
-    );
-  const streamsMerge = streamsMergeRule(maxWork);
+  const streamsMergeRule = (context: ValidationContext): ASTVisitor => ({
+    Document(document) {
+      for (const error of streamConflicts.get(document) ?? mergeCheck(document, maxWork).conflicts) context.reportError(error);
+    },
+  });
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source, options) => {
         const document = parseFn(source, options);
-        if (fieldMergeWork(document, maxWork) > maxWork) throw tooMuch();
+        const { work, conflicts } = mergeCheck(document, maxWork);
+        if (work > maxWork) {
+          const message = `The operation repeats fields too often: checking that fields sharing a response key can be merged (fragments included) would take more than ${maxWork} steps, the field merging limit. Ask for each field once.`;
+          throw new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+        }
+        streamConflicts.set(document, conflicts);
         return document;
       });
     },
     onValidate({ validateFn, setValidationFn, addValidationRule }) {
-      addValidationRule(streamsMerge);
+      addValidationRule(streamsMergeRule);
       // Filtered when validation runs: the defer plugin adds its copy after this hook.
       setValidationFn((schema, document, rules, ...rest) => validateFn(schema, document, rules && withoutCopiesOfTheMergeRule(rules), ...rest));
     },

@@ -1,17 +1,10 @@
 /**
  * What a parsed request holds, counted in the memory budget (src/lib/byte-reservations.ts) until it
- * ends. Over HTTP it joins the share the request took for its body on arrival
- * (src/server/http-server.ts), given back once its answer has left; a WebSocket operation takes its
- * own, given back when the operation ends (its request's signal aborts). Past the budget the
- * request is refused at once: HTTP 503 `RATE_LIMITED` with `retry-after`, or the operation's
- * `error` message.
- *
- * A request's body is let go once its parameters are read, and its share becomes what they take.
- * A subscription keeps what it runs on, not its raw request: variables its operation does not
- * declare are dropped, and its share becomes what its parameters still hold, for as long as it is
- * open; its parsed document is counted once for every subscription that holds it. What an open
- * subscription costs beyond that (its stream, context and connection) is bounded by
- * AUDIT_LIVE_MAX_SUBSCRIPTIONS.
+ * ends: over HTTP in the share its body took on arrival (src/server/http-server.ts), given back once
+ * its answer has left; over WebSocket in its own, given back when the operation ends. Past the
+ * budget the request is refused at once: HTTP 503 `RATE_LIMITED` with `retry-after`, or an `error`.
+ * The body is let go once its parameters are read; a subscription keeps only what it runs on (its
+ * declared variables, its parsed document counted once for all the subscriptions that hold it).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
@@ -32,7 +25,7 @@ export const memoryBudgetRefusal = () =>
 /** The heap a request's parsed parameters take, by the estimate live records are weighed with. */
 export const paramsHeapBytes = (params: Partial<GraphQLParams>): number => new HeapEstimate().valueBytes(params);
 
-/** Drops, in place, the variables the operation does not declare: nothing reads them, and every copy of the request shares the object. */
+/** Drops, in place, the variables the operation does not declare: every copy of the request shares the object. */
 function dropUndeclaredVariables(variables: unknown, document: DocumentNode, operationName: string | null | undefined): void {
   if (typeof variables !== 'object' || variables === null) return;
   const declared = new Set(getOperationAST(document, operationName)?.variableDefinitions?.map((definition) => definition.variable.name.value));
@@ -43,9 +36,8 @@ function dropUndeclaredVariables(variables: unknown, document: DocumentNode, ope
 const BODY_CACHES = ['_chunks', '_buffer', '_text', '_json'] as const;
 
 /**
- * Lets go of the body a Request keeps once read: a subscription's request lives as long as the
- * subscription. The chunks are emptied in place: the listener that collected them from the Node
- * request, which stays on it, holds the same array.
+ * Lets go of the body a Request keeps once read, as a subscription's request lives as long as it.
+ * The chunks are emptied in place: the listener still on the Node request holds the same array.
  */
 function forgetBody(request: object): void {
   const cached = request as Partial<Record<(typeof BODY_CACHES)[number], unknown>>;
@@ -67,11 +59,7 @@ function whenOver(request: Request, { res }: HttpContext, ended: () => void): vo
   else request.signal.addEventListener('abort', ended, { once: true });
 }
 
-/**
- * graphql-ws keeps a subscribe message, as received and as text, in the frame that runs its
- * subscription (its server's message handler awaits the stream, src/server/websocket/transport.ts): a
- * WebSocket subscription holds its message twice for as long as it is open.
- */
+/** graphql-ws keeps a subscribe message, parsed and as text, in the frame that awaits its subscription. */
 const WEBSOCKET_MESSAGE_COPIES = 2;
 
 export function useHeldRequests(budget: ByteReservations): Plugin {
@@ -79,10 +67,7 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
   const holdings = new WeakMap<Request, ByteHolding>();
   /** What a WebSocket operation's message weighs (its parameters as received). */
   const messageBytes = new WeakMap<Request, number>();
-  /**
-   * Parsed documents open subscriptions hold, each counted once however many hold it (the parse
-   * cache lets go of one that others push out; a subscription keeps it).
-   */
+  /** Parsed documents open subscriptions hold (the parse cache may have let them go), each counted once. */
   const documents = new Map<DocumentNode, { holders: number; holding: ByteHolding }>();
 
   const holdDocument = (document: DocumentNode, query: string): (() => void) | undefined => {

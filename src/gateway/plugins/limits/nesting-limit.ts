@@ -1,8 +1,7 @@
 /**
- * graphql-js parses nesting by recursion (and validation and execution walk it the same way), so a
- * document well within the token limit but nested thousands deep (`[[[[...`, `{ a { a ...`)
- * overflows the stack: a RangeError, answered as INTERNAL_SERVER_ERROR. Its brackets are counted
- * before it is parsed, and a document nested deeper than the limit is a parse failure like any other.
+ * graphql-js parses, validates and executes nesting by recursion, so a document within the token
+ * limit but nested thousands deep overflows the stack: a RangeError, answered as INTERNAL_SERVER_ERROR.
+ * Its brackets are counted before it is parsed: nested deeper than the limit, it fails to parse.
  */
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -21,26 +20,20 @@ const PAREN_L = 0x28;
 /** Whether the text holds more than `count` opening brackets, those in strings and comments included. */
 function moreOpeningBrackets(body: string, count: number): boolean {
   let found = 0;
-  // Stryker disable next-line EqualityOperator: one character past the end is NaN, no bracket
   for (let i = 0; i < body.length; i++) {
     const code = body.charCodeAt(i);
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: finding more only means lexing the document, which decides the same
     if ((code === BRACE_L || code === BRACKET_L || code === PAREN_L) && ++found > count) return true;
   }
-  // Stryker disable next-line BooleanLiteral: the lexing that follows decides
   return false;
 }
 
 /** Whether brackets nest deeper than `maxNesting` within the first `maxTokens` tokens. */
 export function nestedTooDeeply(source: string | Source, { maxNesting, maxTokens }: NestingLimits): boolean {
-  const body = typeof source === 'string' ? source : source.body;
   // Most documents have fewer brackets in all than the limit: a scan of the text, no lexing.
-  // Stryker disable next-line ConditionalExpression: lexing every document decides the same
-  if (!moreOpeningBrackets(body, maxNesting)) return false;
+  if (!moreOpeningBrackets(typeof source === 'string' ? source : source.body, maxNesting)) return false;
   const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
   let depth = 0;
   try {
-    // Stryker disable next-line ConditionalExpression: past the end the lexer hands out EOF again, which opens no bracket, until the token limit ends the loop
     for (let tokens = 0, token = lexer.advance(); token.kind !== TokenKind.EOF && tokens < maxTokens; token = lexer.advance(), tokens++) {
       const kind = token.kind;
       if (kind === TokenKind.BRACE_L || kind === TokenKind.BRACKET_L || kind === TokenKind.PAREN_L) {

@@ -1,16 +1,14 @@
 /**
- * Limits on what one request may ask, tuned to this schema: the largest legitimate operations
- * (a 5000-row auditEvents page with every field, update session files with errorMessage nested
- * three `l` levels deep, federation `_entities` batches) pass; alias bombs and deep or huge
- * documents are rejected during parse/validation, before anything reaches an upstream.
+ * Limits on what one request may ask, tuned to this schema: the largest legitimate operations pass;
+ * alias bombs and deep or huge documents are refused while parsed or validated, before any upstream call.
  */
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { useGraphql17Validation } from './compat/graphql16-validation.js';
 import { useAuditRowLimits } from './audit-row-budget.js';
 import { useFieldMergeLimit } from './field-merging.js';
 import { useNestingLimit } from './nesting-limit.js';
-import { useSingleFieldSubscriptions } from './subscription-root-directives.js';
 
 export const operationLimits = {
   /** `_entities ... files errorMessage params value l params value l params value l params value s` is 17 deep. */
@@ -20,11 +18,7 @@ export const operationLimits = {
   /** Brackets open at once: the largest legitimate documents need about 25, the stack thousands. */
   maxNesting: 64,
   maxDirectives: 50,
-  /**
-   * Steps of checking that fields sharing a response key can be merged (src/gateway/plugins/limits/field-merging.ts):
-   * a full audit page with every field of every union member takes 324, two 1404, six 4212; one
-   * field repeated 360 times 129,960. Within the limit, validation takes a few milliseconds.
-   */
+  /** Steps of checking that fields sharing a response key merge (field-merging.ts): several full audit pages pass. */
   maxFieldMergeWork: 5000,
   /**
    * Armor's static cost multiplies by literal `first`/`last` (not by variables): a 5000-row page
@@ -35,12 +29,9 @@ export const operationLimits = {
   maxAuditRows: 10_000,
   /** Operations asking for more rows than this are large: few of them run at once. */
   largeOperationRows: 1000,
-  /**
-   * Or looking up more update sessions than this (`_entities` representations included): a
-   * session's files may number in the hundreds, each answered once per lookup.
-   */
+  /** Or looking up more update sessions than this (`_entities` representations included). */
   largeOperationSessions: 10,
-  /** A large answer its client stops reading for this long is dropped (the client is gone or stuck). */
+  /** A large answer its client stops reading for this long is dropped. */
   largeAnswerStallMs: 60_000,
 } as const;
 
@@ -52,7 +43,6 @@ const asValidationError = {
   propagateOnRejection: false,
   onReject: [
     (context: ValidationContext | null, error: GraphQLError) => {
-      // Stryker disable next-line OptionalChaining,Regex: these rules run while validating, where a context always exists, and armor's messages hold "Syntax Error: " at their start only
       context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, '')));
     },
   ],
@@ -78,12 +68,10 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
     blockFieldSuggestion: { enabled: false },
   });
   return [
-    useKnownOperationTypes(),
-    useSingleFieldSubscriptions(),
+    useGraphql17Validation(),
     ...(armor.protect().plugins as Plugin[]),
-    // After armor: it wraps the token-limited parse function armor sets.
+    // After armor, whose token-limited parse function replaces any set before: these wrap it.
     useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
-    // After armor, whose token-limited parse function replaces any set before: it wraps the one set.
     useFieldMergeLimit({ maxWork: operationLimits.maxFieldMergeWork }),
     useAuditRowLimits({
       maxRows: operationLimits.maxAuditRows,
@@ -93,21 +81,4 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
       largeOperationConcurrency: options.largeOperationConcurrency,
     }) as Plugin,
   ];
-}
-
-/**
- * An operation type the schema has no root for (`mutation { x }` here) is a validation error, as
- * graphql 17's KnownOperationTypesRule makes it; graphql 16 only fails it during execution.
- */
-function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
-  return {
-    OperationDefinition(node) {
-      if (context.getSchema().getRootType(node.operation)) return;
-      context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
-    },
-  };
-}
-
-function useKnownOperationTypes(): Plugin {
-  return { onValidate: ({ addValidationRule }) => addValidationRule(knownOperationTypesRule) };
 }

@@ -1,51 +1,53 @@
 /**
- * graphql-jit's compiled queries, kept by operation in a cache bounded in bytes (@envelop/graphql-jit
- * keeps one per parsed document for as long as the document lives, whatever the operation name
- * asked for). A compiled query is large, up to 6 bytes of heap per character of its generated
- * code once it has run hot (0.75 MB for an audit page with every field, 4.7 MB for seven such aliases),
- * and slow to make (20 ms for a full audit page, close to a second for thirty): an operation is
- * compiled the second time its document is sent, unless it has more fields than MAX_COMPILED_FIELDS,
- * and one that would take more than a quarter of the cache is left to graphql-js.
+ * graphql-jit for audit pages, where field execution dominates a large page. @envelop/graphql-jit
+ * 11.2.1 keys what it compiles by document alone, so a document's second operation runs the first
+ * one's compiled query, and keeps each compilation as long as its document lives, however large.
+ * Here compiled queries are kept by operation in a cache bounded in bytes. Other operations keep
+ * graphql-js: graphql-jit drops the items of a list whose resolver rejects (`_entities`) and knows
+ * no @defer/@stream. An operation is compiled the second time its document is sent, unless it has
+ * more than MAX_COMPILED_FIELDS fields; one that would take more than a quarter of the cache is not kept.
  */
 import type { DocumentNode, ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
-import { makeExecute } from 'graphql-yoga';
+import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { compiledFieldCount } from './compiled-field-count.js';
+import type { Logger } from '../../../lib/logger.js';
+import { compiledFieldCount } from '../execution/compiled-field-count.js';
+import { analysisOf, coercedVariables } from '../limits/document-analysis.js';
 import { parsedDocumentBytes } from '../limits/parse-cache.js';
 
 export const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
 
-/** Measured: 4.6 to 6.1 bytes of heap per character of generated code after 300 runs over rows. */
+/** Heap per character of generated code once it has run hot, with a margin. */
 const BYTES_PER_CODE_CHARACTER = 8;
-/** The compiled query's own objects and the cache's entry (`{ a: __typename }`, run: 17 KB in all). */
+/** The compiled query's own objects and the cache's entry. */
 const BYTES_PER_COMPILED_QUERY = 16 * 1024;
 /** A key (operation name and query text) in two bytes per character, and its entry. */
 const keyBytes = (key: string) => 2 * key.length + 256;
 
-export type Execute = ReturnType<typeof makeExecute>;
-
-/** What the cache knows of an operation: how to run it compiled, or nothing (graphql-js runs it). */
-interface Known {
-  readonly execute: Execute | undefined;
-  readonly bytes: number;
-}
-
 /**
- * Operations with more fields than this (counted as graphql-jit writes code for them: about 1300
- * characters each) run on graphql-js. A full audit page with every field has 151; four of them would
- * take about a quarter of the cache, and compiling thirty blocks the event loop for most of a second.
+ * More fields than this (counted as graphql-jit writes code for them) run on graphql-js: the code,
+ * and the time the event loop is blocked compiling it, grow with the count.
  */
 export const MAX_COMPILED_FIELDS = 600;
 
-/** What compiling cost, for the log. */
+/**
+ * graphql-jit 0.8.7 keeps some of every compilation in a module-wide memo that never forgets (0.8.9
+ * forgets, but calls every resolver through three closures, much slower on large pages): past this
+ * many compilations, every new operation runs on graphql-js.
+ */
+export const MAX_COMPILATIONS = 256;
+
+type Execute = ReturnType<typeof makeExecute>;
+
+/** How to run an operation compiled, or undefined: graphql-js runs it. */
+type Known = { readonly execute: Execute | undefined; readonly bytes: number };
+
+/** What compiling cost, for the log: `codeCharacters` and `bytes` are undefined when nothing was compiled. */
 export interface Compilation {
   readonly operation: string;
-  /** Fields counted as compiledFieldCount counts them, up to MAX_COMPILED_FIELDS + 1. */
   readonly fields: number;
-  /** Undefined when graphql-jit could not compile it, or was not asked to. */
   readonly codeCharacters: number | undefined;
-  /** What keeping it costs (or would have cost). */
   readonly bytes: number | undefined;
   readonly kept: boolean;
   readonly ms: number;
@@ -63,23 +65,11 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
   return typeof code === 'string' ? { query: compiled.query, codeCharacters: code.length } : undefined;
 }
 
-/** What keeping a compiled query costs: its code, its document (which it holds) and its key. */
-export function compiledQueryBytes(codeCharacters: number, text: string, document: DocumentNode, key: string): number {
-  return BYTES_PER_CODE_CHARACTER * codeCharacters + parsedDocumentBytes(text, document) + keyBytes(key) + BYTES_PER_COMPILED_QUERY;
-}
-
 export interface CompiledQueries {
   /** How to run this operation compiled, or undefined: graphql-js runs it this time. */
   executeFor(args: ExecutionArgs, operation: OperationDefinitionNode): Execute | undefined;
   readonly cache: LRUCache<string, Known>;
 }
-
-/**
- * graphql-jit 0.8.7 keeps some of every compilation in a module-wide memo that never forgets (0.8.9
- * forgets, but calls every resolver through three closures: 56 % more CPU per 5000-row page). So
- * compilations are counted; past this many, every new operation runs on graphql-js.
- */
-export const MAX_COMPILATIONS = 256;
 
 export function createCompiledQueries(
   maxBytes = COMPILED_QUERIES_BYTES,
@@ -98,7 +88,8 @@ export function createCompiledQueries(
     const compilable = fields <= MAX_COMPILED_FIELDS;
     if (compilable) compilations++;
     const compiled = compilable ? compile(args.schema, args.document, name) : undefined;
-    const bytes = compiled && compiledQueryBytes(compiled.codeCharacters, text, args.document, key);
+    // Its code, its document (which it holds) and its key.
+    const bytes = compiled && BYTES_PER_CODE_CHARACTER * compiled.codeCharacters + parsedDocumentBytes(text, args.document) + keyBytes(key) + BYTES_PER_COMPILED_QUERY;
     const kept = bytes !== undefined && bytes <= maxBytes / 4;
     // Left to graphql-js, the operation still has an entry, so that it is not compiled again.
     const known: Known = kept
@@ -115,16 +106,35 @@ export function createCompiledQueries(
     executeFor(args, operation) {
       const text = args.document.loc?.source.body;
       if (text === undefined) return undefined;
-      const name = operation.name?.value;
       // Operation names are GraphQL names: the first line break ends the name.
-      const key = `${name ?? ''}\n${text}`;
+      const key = `${operation.name?.value ?? ''}\n${text}`;
       const known = cache.get(key);
       if (known) return known.execute;
-      if (sentBefore.has(args.document) && compilations < maxCompilations) {
-        return compileAndKeep(args, operation, text, key).execute;
-      }
+      if (sentBefore.has(args.document) && compilations < maxCompilations) return compileAndKeep(args, operation, text, key).execute;
       sentBefore.add(args.document);
       return undefined;
+    },
+  };
+}
+
+function logCompilation(compilation: Compilation, { contextValue }: ExecutionArgs): void {
+  const message = compilation.kept
+    ? 'graphql-jit compiled the operation'
+    : compilation.fields > MAX_COMPILED_FIELDS
+      ? 'operation has too many fields to compile: graphql-js runs it'
+      : 'graphql-jit compiled the operation, too costly to keep: graphql-js runs it';
+  (contextValue as { log?: Logger }).log?.debug({ jit: compilation }, message);
+}
+
+export function useJitForAuditPages(compiledQueries: CompiledQueries = createCompiledQueries(undefined, logCompilation)): Plugin {
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const analysis = analysisOf(args.document, args.operationName);
+      if (!analysis?.onlyAuditPages) return;
+      const execute = compiledQueries.executeFor(args, analysis.operation);
+      // graphql-jit coerces variables its own way (other refusals, some values graphql-js refuses
+      // accepted): graphql-js refuses them instead, with the answer and log it gives uncompiled.
+      if (execute && (!analysis.operation.variableDefinitions?.length || coercedVariables(args, analysis))) setExecuteFn(execute);
     },
   };
 }

@@ -1,9 +1,9 @@
 /**
- * `@skip` and `@include` on a subscription's root selection are a validation error, as the GraphQL
- * specification's "Single root field" rule says since its October 2021 edition and graphql 17's
- * SingleFieldSubscriptionsRule checks. graphql 16's rule evaluates them without variables instead:
- * it throws out of validation when one names a variable, and execution later fails with a
- * TypeError when none does; both were answered as unexpected errors.
+ * Validation rules graphql 16 (16.15) gets wrong, as graphql 17 and the specification have them.
+ * `@skip`/`@include` on a subscription's root selection are a validation error; graphql 16's
+ * SingleFieldSubscriptionsRule evaluates them without variables instead, and throws out of
+ * validation when one names a variable. An operation type the schema has no root for is a
+ * validation error (KnownOperationTypesRule); graphql 16 only fails it during execution.
  */
 import {
   GraphQLError,
@@ -55,10 +55,20 @@ export function singleFieldSubscriptionsRule(context: ValidationContext): ASTVis
   };
 }
 
-/** Puts the rule in graphql 16's place among the rules Yoga's engine added, so that one never runs. */
-export function useSingleFieldSubscriptions(): Plugin {
+function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (context.getSchema().getRootType(node.operation)) return;
+      context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
+    },
+  };
+}
+
+/** Adds graphql 17's operation type rule, and puts its subscription rule in graphql 16's place, so that one never runs. */
+export function useGraphql17Validation(): Plugin {
   return {
     onValidate({ params, addValidationRule }) {
+      addValidationRule(knownOperationTypesRule);
       const rules = params.rules as ValidationRule[] | undefined;
       const index = rules?.indexOf(SingleFieldSubscriptionsRule) ?? -1;
       if (rules && index >= 0) rules[index] = singleFieldSubscriptionsRule;
