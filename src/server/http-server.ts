@@ -37,6 +37,7 @@ const HEADERS_TIMEOUT_MS = 10_000;
 /** Refusals being written (or lingering for the client to read them) at once, beyond the cap. */
 const REFUSALS_AT_ONCE = 256;
 const RETRY_AFTER = { 'retry-after': '1' };
+const WARNING_INTERVAL_MS = 60_000;
 /** How long a WebSocket closed for its message stays open, for the client to read the close frame. */
 const CLOSE_GRACE_MS = 1000;
 const busyBody = (message: string) => errorBody(message, 'RATE_LIMITED');
@@ -44,28 +45,22 @@ const CONNECTIONS_BUSY = rawAnswer(503, busyBody('The gateway has too many open 
 const BODIES_BUSY = busyBody('The gateway holds too many requests at once; retry later.');
 
 /** One warning for a burst of events: the first at once, the ones after it at most once per interval, as a count. */
-export class RateLimitedWarning {
+class RateLimitedWarning {
   private pending = 0;
   private timer: NodeJS.Timeout | undefined;
-  private lastAt = -Infinity;
-  constructor(
-    private readonly write: (count: number) => void,
-    private readonly intervalMs = 60_000,
-  ) {}
+  constructor(private readonly write: (count: number) => void) {}
 
   note(): void {
     this.pending += 1;
-    if (this.timer) return;
-    const wait = this.lastAt + this.intervalMs - Date.now();
-    if (wait <= 0) this.flush();
-    else this.timer = setTimeout(() => this.flush(), wait).unref();
+    if (!this.timer) this.flush();
   }
 
   private flush(): void {
     this.timer = undefined;
-    this.lastAt = Date.now();
+    if (this.pending === 0) return;
     this.write(this.pending);
     this.pending = 0;
+    this.timer = setTimeout(() => this.flush(), WARNING_INTERVAL_MS).unref();
   }
 }
 

@@ -108,9 +108,10 @@ async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
 
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
-  /** Per connection: the headers of its requests, the caller its handshake admitted, its socket's queue. */
-  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue }>();
-  const operations = new Map<object, ConnectionOperations>();
+  /** Per admitted connection: the headers of its requests, the caller its handshake admitted, its socket's queue, its operations. */
+  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
+  /** The operations of each open connection: close() waits for their streams. */
+  const open = new Set<ConnectionOperations>();
   const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
@@ -119,16 +120,11 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
     accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
   };
-  const operationsOf = (ctx: object) => {
-    let ofConnection = operations.get(ctx);
-    if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations(executing)));
-    return ofConnection;
-  };
 
   /** Runs a subscribe message as the HTTP request it stands for: its execution arguments, or the errors that refuse it. */
   async function run(ctx: object, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
-    const connection = connections.get(ctx);
-    if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
+    // graphql-ws runs a subscribe message only once onConnect has admitted its connection.
+    const connection = connections.get(ctx)!;
     const exchange: OperationExchange = { access, operation, executed: false };
     // Aborted when the operation ends; a live stream's connection is ended through the socket's queue.
     const request = new Request(GRAPHQL_URL, { method: 'POST', headers: connection.headers, body: JSON.stringify(payload), signal: operation.signal });
@@ -165,13 +161,15 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         }
         // Its operations carry the handshake's request id: their log lines name the connection.
         if (state.requestId) headers.set('x-request-id', state.requestId);
-        connections.set(ctx, { headers, state, queue: ctx.extra.queue });
+        const operations = new ConnectionOperations(executing);
+        open.add(operations);
+        connections.set(ctx, { headers, state, queue: ctx.extra.queue, operations });
         closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
         return true;
       },
       onSubscribe: async (ctx, id, payload) => {
         // Before any await: a newer subscribe of this id must find this one.
-        const ofConnection = operationsOf(ctx);
+        const ofConnection = connections.get(ctx)!.operations;
         const refusal = ofConnection.executionRefusal;
         const operation = ofConnection.start(id, payload);
         const access = new WebSocketOperationLog(id);
@@ -210,11 +208,12 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
       onComplete: (ctx, id, payload) => {
         writeAccessLog(ctx, payload);
-        return operations.get(ctx)?.complete(id, payload);
+        return connections.get(ctx)?.operations.complete(id, payload);
       },
       onClose: (ctx) => {
-        operations.get(ctx)?.endAll();
-        operations.delete(ctx);
+        const operations = connections.get(ctx)?.operations;
+        operations?.endAll();
+        if (operations) open.delete(operations);
       },
     },
     {
@@ -231,7 +230,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       closing ??= (async () => {
         options.liveAudit.close();
         const deadline = Date.now() + COMPLETE_GRACE_MS;
-        const pending = () => [...operations.values()].some((ofConnection) => ofConnection.streaming > 0);
+        const pending = () => [...open].some((operations) => operations.streaming > 0);
         while (pending() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         // Close frames (1001) go out now; a client that never answers its close is cut off by the binding.
         for (const socket of wsServer.clients) socket.close(1001, 'Going away');

@@ -14,46 +14,37 @@ type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
   readonly #aborter = new AbortController();
+  /** Aborted when the operation ends. */
+  readonly signal = this.#aborter.signal;
   #stream: Stream | undefined;
-  #ended = false;
-  #superseded = false;
+  /** Completed, superseded, or its socket closed. */
+  ended = false;
+  /** A newer subscribe message took this operation's id. */
+  superseded = false;
 
   /** `settled` is called once, when the operation stops executing: it ended, or became a stream. */
   constructor(private readonly settled: () => void = () => {}) {}
 
-  get signal(): AbortSignal {
-    return this.#aborter.signal;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  /** A newer subscribe message took this operation's id. */
-  get superseded(): boolean {
-    return this.#superseded;
-  }
-
   get streaming(): boolean {
-    return this.#stream !== undefined && !this.#ended;
+    return this.#stream !== undefined && !this.ended;
   }
 
   get executing(): boolean {
-    return this.#stream === undefined && !this.#ended;
+    return this.#stream === undefined && !this.ended;
   }
 
   /** Keeps the operation's stream, or ends it at once if the operation has already ended. */
   attach(stream: Stream): void {
     if (this.executing) this.settled();
     this.#stream = stream;
-    if (this.#ended) endStream(stream);
+    if (this.ended) endStream(stream);
   }
 
   end(superseded = false): void {
-    this.#superseded ||= superseded;
-    if (this.#ended) return;
+    this.superseded ||= superseded;
+    if (this.ended) return;
     if (this.executing) this.settled();
-    this.#ended = true;
+    this.ended = true;
     this.#aborter.abort();
     if (this.#stream) endStream(this.#stream);
   }
