@@ -1,16 +1,9 @@
 /**
- * The HTTP server and the bounds on what its callers can hold open:
- *
- * - a request's headers must arrive within HEADERS_TIMEOUT_MS, the whole request within
- *   `requestTimeoutMs` (Node's timeouts: 408, see client-error.ts); a stream, once its request is in, is not cut;
- * - connections beyond `maxConnections` are answered 503 RATE_LIMITED before their request is read;
- *   past REFUSALS_AT_ONCE more, Node's `maxConnections` closes them at once, so a flood cannot pile up;
- * - each request holds a share of the memory budget from its arrival until its answer has left: its
- *   announced body length (chunked: the largest allowed), what its parsed parameters take
- *   (src/gateway/plugins/limits/held-requests.ts) and its answer's bytes queued for a client that
- *   does not read. One that does not fit is answered 503 RATE_LIMITED without reading its body;
- * - a WebSocket message being received counts as a body does: one over the budget closes its
- *   connection with 1013, one not whole within `requestTimeoutMs` with 1008.
+ * The HTTP server and the bounds on what its callers hold open: Node's timeouts for receiving a
+ * request (408), a connection cap (503 before the request is read), and the memory budget each
+ * request holds its share of from arrival until its answer has left: its body, its parsed
+ * parameters (gateway/plugins/limits/held-requests.ts), its answer queued for a client that does
+ * not read. A WebSocket message being received counts as a body does (1013 over the budget, 1008 late).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

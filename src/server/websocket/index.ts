@@ -1,10 +1,8 @@
 /**
  * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Every
- * operation is the POST the client would have sent, run through yoga.fetch with the connection's
- * credentials and trace context as headers, so it passes every hook an HTTP request passes and a
- * policy added later applies here too. Only the answer is taken before it is written out: a result,
- * or the stream graphql-ws sends message by message. The caller is authenticated once per
- * connection the same way (refused: close 4403). Each operation writes its own access line.
+ * operation, and each connection's handshake, is the POST the client would have sent, run through
+ * yoga.fetch with the connection's credentials and trace context as headers: it passes every hook
+ * an HTTP request passes. Only the answer is taken, for graphql-ws to send.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,12 +1,8 @@
 /**
- * The operations of one WebSocket connection: every stream the gateway starts is ended, and what a
- * connection runs at once is bounded.
- *
- * graphql-ws keeps one record per id. A client may complete an operation while its onSubscribe
- * still runs and reuse the id at once; graphql-ws then runs both, and the earlier one, when it
- * settles, takes the newer one's record, so its stream is never ended. Here each subscribe message
- * is an operation of its own, ended when graphql-ws completes it, a newer one takes its id, or the
- * socket closes. Its signal aborts then: its upstream calls give up and what it holds is given back.
+ * The operations of one WebSocket connection, each ended when graphql-ws completes it, a newer one
+ * takes its id, or the socket closes: its signal aborts and its stream ends. graphql-ws 6.4 keeps
+ * one record per id, and an id reused right after `complete` while the first onSubscribe still runs
+ * lets the earlier call take the newer one's record, leaving a stream nobody ends.
  */
 
 /** graphql-ws's and Yoga's streams are async generators. */
