@@ -108,7 +108,7 @@ async function main() {
     import('./audit/live/index.js'),
     import('./server/websocket/index.js'),
     import('./gateway/yoga.js'),
-    import('./server/yoga-listener.js'),
+    import('./server/compat/node-listener.js'),
   ]);
   const examples = exampleOperations(exampleSessionIds);
   const metrics = createMetrics();

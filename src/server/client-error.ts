@@ -2,10 +2,9 @@
  * Requests Node's HTTP parser refuses before the gateway sees them (headers over 16 KB, a malformed
  * request line, a request that does not arrive in time): Node answers them with an empty 400, 431
  * or 408. The same status here carries a JSON error with code BAD_REQUEST, like every other refusal.
- * So does a request whose URL cannot be read: no Host header (Node's own check answers an empty
- * 400), more than one, or a Host that is not one.
+ * So does a request whose URL cannot be read: no Host header, more than one, or one that is not a host.
  */
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** Node's own choice of status for the parser errors it does not answer with 400. */
@@ -22,7 +21,21 @@ const MESSAGE_OF: Readonly<Record<number, string>> = {
   431: 'The request headers are too large.',
 };
 
-const badRequestBody = (message: string) => JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export const errorBody = (message: string, code: string) => JSON.stringify({ errors: [{ message, extensions: { code } }] });
+
+/** A whole HTTP answer that closes its connection, for a socket no ServerResponse writes to. */
+export function rawAnswer(status: number, body: string, headers: Readonly<Record<string, string>> = {}): string {
+  const lines = Object.entries({ 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), ...headers, connection: 'close' });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
+}
+
+/** Answers with a JSON error and closes the connection: the body is not read. */
+export function answerJson(response: ServerResponse, status: number, body: string, headers: OutgoingHttpHeaders = {}): void {
+  response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), ...headers, connection: 'close' });
+  response.end(body);
+}
 
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // As Node does: a connection the peer reset, or one that cannot be written, is closed without a
@@ -32,36 +45,21 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     socket.destroy();
     return;
   }
-  // Stryker disable next-line StringLiteral: no code and an unknown one both answer 400
   const status = STATUS_OF[error.code ?? ''] ?? 400;
-  const body = badRequestBody(MESSAGE_OF[status]!);
-  answerAndClose(
-    socket,
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      'content-type: application/json; charset=utf-8\r\n' +
-      `content-length: ${Buffer.byteLength(body)}\r\n` +
-      'connection: close\r\n\r\n' +
-      body,
-  );
+  answerAndClose(socket, rawAnswer(status, errorBody(MESSAGE_OF[status]!, 'BAD_REQUEST')));
 }
 
 /** A host as RFC 3986 writes it (a name, an IPv4 address, a bracketed IPv6 one), with an optional port. */
 const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
 
 /** Node keeps the first of several Host headers; which host the client meant is anyone's guess. */
-function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
-  let hosts = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (name.toLowerCase() === 'host' && ++hosts > 1) return true;
-  }
-  return false;
-}
+const hasSeveralHosts = (rawHeaders: readonly string[]) =>
+  rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1;
 
 /**
  * Why the request's URL cannot be read, if it cannot (RFC 9112 §3.2: a server answers 400).
- * whatwg-node joins the Host header and the request target into the URL Yoga reads: one that did
- * not parse was a TypeError thrown before any plugin, which it answered 500 with its stack.
+ * whatwg-node joins the Host header and the request target into the URL Yoga reads, and answers a
+ * TypeError thrown there 500 with its stack.
  */
 export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMinor, url }: IncomingMessage): string | undefined {
   if (host === undefined) {
@@ -76,32 +74,18 @@ export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMi
   return undefined;
 }
 
-/** Answers 400 with a JSON BAD_REQUEST error, and closes the connection: the body is not read. */
-export function answerBadRequest(response: ServerResponse, message: string): void {
-  const body = badRequestBody(message);
-  response.writeHead(400, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  response.end(body);
-}
-
-/** How long a connection stays open after its last answer, for the client to read it. */
-const LINGER_MS = 1000;
+/** Answers 400 with a JSON BAD_REQUEST error, and closes the connection. */
+export const answerBadRequest = (response: ServerResponse, message: string) => answerJson(response, 400, errorBody(message, 'BAD_REQUEST'));
 
 /**
  * Writes a last answer and closes the connection. What the client sends meanwhile is read and
- * dropped (closing with unread bytes would reset the answer away), and the connection is
- * destroyed once the client closes its side (Node destroys a socket whose two sides are done) or
- * after a second, whichever is first: a client that never closes (the server's sockets allow
- * half-open connections) does not keep it.
+ * dropped (closing with unread bytes would reset the answer away); the connection is destroyed once
+ * the client closes its side, or a second later: the server allows half-open connections.
  */
 export function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => socket.destroy());
   socket.end(answer);
   socket.resume();
-  const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  // Stryker disable next-line StringLiteral,ArrowFunction: an uncancelled timer destroys the closed socket a second later, which does nothing
+  const timer = setTimeout(() => socket.destroy(), 1000).unref();
   socket.once('close', () => clearTimeout(timer));
 }

@@ -1,35 +1,18 @@
 /**
- * The HTTP server and the bounds on what its callers can hold open: connections, time to send a
- * request, and the request body and WebSocket message bytes being received across all connections.
- *
- * - Node's own timeouts: a request's headers must arrive within `headersTimeoutMs`, the whole
- *   request within `requestTimeoutMs` (408 and a JSON BAD_REQUEST, via src/server/client-error.ts). They
- *   cover receiving the request only: an SSE stream or a WebSocket, once its request is in, is not cut.
- *   A request without a Host header, with several, or with one that is not a host, is answered 400
- *   there too.
- * - Connections (HTTP, SSE and WebSocket alike) beyond `maxConnections` are answered 503 with
- *   `RATE_LIMITED` and closed before their request is read. While such refusals are being written,
- *   Node's `maxConnections` closes any further connection at once, so a flood cannot pile them up.
- * - Each request holds a share of the memory budget (`maxRequestBytesInFlight`) from its arrival
- *   until its answer has left the process, whichever way it ends (answered, failed, given up by
- *   its client, timed out): its announced body length (a chunked body: the largest allowed) from
- *   the start, what its parsed parameters take once read (src/gateway/plugins/limits/held-requests.ts), and the
- *   bytes of its answer queued for a client that does not read. One whose body would take the
- *   budget past its bound is answered 503 with `RATE_LIMITED` without reading the body.
- *   Holdings of up to SMALL_BODY_BYTES count nothing: ordinary operations are a few KB and must not
- *   wait behind large ones, and the connection cap bounds what they hold.
- * - A WebSocket message being received counts as a body does (src/main.ts hands the accepted
- *   sockets over): ws holds each message until it is whole. One over the budget closes its
- *   connection with 1013, one not whole within `requestTimeoutMs` with 1008.
+ * The HTTP server and the bounds on what its callers hold open: Node's timeouts for receiving a
+ * request (408), a connection cap (503 before the request is read), and the memory budget each
+ * request holds its share of from arrival until its answer has left: its body, its parsed
+ * parameters (gateway/plugins/limits/held-requests.ts), its answer queued for a client that does
+ * not read. A WebSocket message being received counts as a body does (1013 over the budget, 1008 late).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
-import { answerAndClose, answerBadRequest, answerClientError, requestUrlProblem } from './client-error.js';
+import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
 import { createMemoryBudget, holdForRequest } from '../lib/memory-budget.js';
-import { ClientFrames } from './websocket/frames.js';
+import { ClientFrames } from './compat/websocket-frames.js';
 
 export interface ConnectionLimits {
   /** Open client connections at once (HTTP keep-alive, SSE and WebSocket alike). */
@@ -46,85 +29,43 @@ export interface ConnectionLimits {
 const HEADERS_TIMEOUT_MS = 10_000;
 /** Refusals being written (or lingering for the client to read them) at once, beyond the cap. */
 const REFUSALS_AT_ONCE = 256;
-/** A flood of refusals or timeouts is logged at most once in this long, with a count. */
+const RETRY_AFTER = { 'retry-after': '1' };
 const WARNING_INTERVAL_MS = 60_000;
-
-const RETRY_AFTER_SECONDS = 1;
-
-function busyBody(message: string): string {
-  return JSON.stringify({ errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] });
-}
-
-/** WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and reasons (at most 123 bytes). */
-const TRY_AGAIN_LATER = 1013;
-const POLICY_VIOLATION = 1008;
-const MESSAGE_TOO_BIG = 1009;
-const WEBSOCKET_BUSY_REASON = 'The gateway is receiving too many messages at once; retry later.';
-const WEBSOCKET_LATE_REASON = 'The message did not arrive in time.';
 /** How long a WebSocket closed for its message stays open, for the client to read the close frame. */
 const CLOSE_GRACE_MS = 1000;
-const CONNECTIONS_MESSAGE = 'The gateway has too many open connections; retry later.';
-const BODIES_MESSAGE = 'The gateway holds too many requests at once; retry later.';
+const busyBody = (message: string) => errorBody(message, 'RATE_LIMITED');
+const CONNECTIONS_BUSY = rawAnswer(503, busyBody('The gateway has too many open connections; retry later.'), RETRY_AFTER);
+const BODIES_BUSY = busyBody('The gateway holds too many requests at once; retry later.');
 
-function rawBusyAnswer(message: string): string {
-  const body = busyBody(message);
-  return (
-    'HTTP/1.1 503 Service Unavailable\r\n' +
-    'content-type: application/json; charset=utf-8\r\n' +
-    `content-length: ${Buffer.byteLength(body)}\r\n` +
-    `retry-after: ${RETRY_AFTER_SECONDS}\r\n` +
-    'connection: close\r\n\r\n' +
-    body
-  );
-}
-
-/**
- * One warning for a burst of events: the first is logged at once, the ones after it at most once
- * per interval, as a count.
- */
-export class RateLimitedWarning {
+/** One warning for a burst of events: the first at once, the ones after it at most once per interval, as a count. */
+class RateLimitedWarning {
   private pending = 0;
   private timer: NodeJS.Timeout | undefined;
-  private lastAt = -Infinity;
-  constructor(
-    private readonly write: (count: number) => void,
-    private readonly intervalMs = WARNING_INTERVAL_MS,
-  ) {}
+  constructor(private readonly write: (count: number) => void) {}
 
   note(): void {
     this.pending += 1;
-    if (this.timer) return;
-    const wait = this.lastAt + this.intervalMs - Date.now();
-    if (wait <= 0) this.flush();
-    else this.timer = setTimeout(() => this.flush(), wait).unref();
+    if (!this.timer) this.flush();
   }
 
   private flush(): void {
     this.timer = undefined;
     if (this.pending === 0) return;
-    this.lastAt = Date.now();
-    const count = this.pending;
+    this.write(this.pending);
     this.pending = 0;
-    this.write(count);
+    this.timer = setTimeout(() => this.flush(), WARNING_INTERVAL_MS).unref();
   }
 }
 
-/** What a body reserves: its announced length; a chunked one, the largest allowed. */
+/** What a body reserves: its announced length (over the limit, refused 413 unread: the limit); a chunked one, the largest allowed. */
 function bodyBytes(request: IncomingMessage, largest: number): number {
-  const announced = request.headers['content-length'];
   if (request.headers['transfer-encoding'] !== undefined) return largest;
-  if (announced === undefined) return 0;
-  // A length over the limit is refused (413) without reading a byte: it reserves only the limit.
-  return Math.min(Number(announced) || 0, largest);
+  return Math.min(Number(request.headers['content-length']) || 0, largest);
 }
 
 export interface GatewayServer {
   readonly server: Server;
-  /**
-   * Bounds what an accepted WebSocket's messages hold while ws buffers them: a message reserves
-   * its bytes as a request body does (a fragmented one: the largest allowed) and must be whole
-   * within the request timeout, or the connection is closed (1013, 1008).
-   */
+  /** Bounds what an accepted WebSocket's messages hold while ws buffers them, as bodies are bounded. */
   watchWebSocket(socket: Socket, close: (code: number, reason: string) => void): void;
   /** Puts the connection metrics in the registry /metrics serves. */
   registerMetrics(registry: Registry): void;
@@ -132,14 +73,10 @@ export interface GatewayServer {
   readonly memoryBudget: ByteReservations;
 }
 
-/**
- * Counts the answer's bytes that Node holds for a client that does not read (written, not yet
- * handed to the network) in the request's holding, as they are written and as they drain.
- */
+/** Counts the answer's bytes Node holds for a client that does not read in the request's holding, as they are written and drain. */
 function countQueued(response: ServerResponse, holding: ByteHolding): void {
   const recount = () => holding.queued(response.writableLength);
-  const write = response.write;
-  const end = response.end;
+  const { write, end } = response;
   response.write = function countedWrite(this: ServerResponse, ...args: Parameters<typeof write>) {
     const flushed = write.apply(this, args);
     recount();
@@ -165,19 +102,14 @@ export function createGatewayServer(
   const server = createServer({
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout,
-    // Node looks for overdue requests this often (30 s by default, which would stretch the timeouts).
+    // Node looks for overdue requests every 30 s by default, which would stretch the timeouts.
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
-    // Refused below with a JSON error, as the parser's refusals are (Node's own answer is empty).
+    // Refused below with a JSON error (Node's own answer is empty).
     requireHostHeader: false,
   });
-  // Past the cap plus the refusals in progress, Node closes a new connection before reading it.
   server.maxConnections = limits.maxConnections + REFUSALS_AT_ONCE;
 
-  const openConnections = new Gauge({
-    name: 'gateway_http_connections',
-    help: 'Open client connections (HTTP, SSE and WebSocket).',
-    registers: [],
-  });
+  const openConnections = new Gauge({ name: 'gateway_http_connections', help: 'Open client connections (HTTP, SSE and WebSocket).', registers: [] });
   const refusedConnections = new Counter({
     name: 'gateway_http_connections_refused_total',
     help: 'Connections refused over MAX_CONNECTIONS: answered 503 (limit), or closed unanswered while too many refusals were in progress (flood).',
@@ -221,16 +153,24 @@ export function createGatewayServer(
       'requests or WebSocket messages did not arrive in time: answered 408 or closed',
     ),
   );
+  const refusedBytes = () => {
+    refusedRequests.inc({ reason: 'bytes_in_flight' });
+    bodiesWarning.note();
+  };
+  const timedOut = () => {
+    timeouts.inc();
+    timeoutWarning.note();
+  };
 
-  let open = 0;
   // Every admitted connection goes to Node's HTTP connection handling; a refused one never does.
+  let open = 0;
   const httpConnection = server.listeners('connection');
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     if (open >= limits.maxConnections) {
       refusedConnections.inc({ reason: 'limit' });
       connectionWarning.note();
-      answerAndClose(socket, rawBusyAnswer(CONNECTIONS_MESSAGE));
+      answerAndClose(socket, CONNECTIONS_BUSY);
       return;
     }
     open += 1;
@@ -246,19 +186,6 @@ export function createGatewayServer(
     connectionWarning.note();
   });
 
-  /**
-   * Holds the request's share of the budget until its answer has left (or the connection is gone),
-   * its body's bytes from the start; false: over the budget, nothing held.
-   */
-  const admit = (request: IncomingMessage, response: ServerResponse): boolean => {
-    const holding = reservations.holding();
-    if (!holding.add(request.complete ? 0 : bodyBytes(request, limits.maxRequestBytes))) return false;
-    holdForRequest(request, holding);
-    response.once('close', () => holding.release());
-    countQueued(response, holding);
-    return true;
-  };
-
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const urlProblem = requestUrlProblem(request);
     if (urlProblem) {
@@ -270,27 +197,21 @@ export function createGatewayServer(
       answerBadRequest(response, urlProblem);
       return;
     }
-    if (admit(request, response)) {
-      handler(request, response);
+    // The request's share of the budget, held until its answer has left or the connection is gone.
+    const holding = reservations.holding();
+    if (!holding.add(request.complete ? 0 : bodyBytes(request, limits.maxRequestBytes))) {
+      refusedBytes();
+      answerJson(response, 503, BODIES_BUSY, RETRY_AFTER);
       return;
     }
-    refusedRequests.inc({ reason: 'bytes_in_flight' });
-    bodiesWarning.note();
-    const body = busyBody(BODIES_MESSAGE);
-    response.writeHead(503, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'retry-after': String(RETRY_AFTER_SECONDS),
-      connection: 'close',
-    });
-    response.end(body);
+    holdForRequest(request, holding);
+    response.once('close', () => holding.release());
+    countQueued(response, holding);
+    handler(request, response);
   });
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      timeouts.inc();
-      timeoutWarning.note();
-    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut();
     answerClientError(error, socket);
   });
 
@@ -307,24 +228,20 @@ export function createGatewayServer(
     const close = (code: number, reason: string) => {
       closing = true;
       messageOver();
-      // ws sends the close frame and graphql-ws sends nothing more; the client's answer is not
-      // handed to ws, so the socket goes once the client could read the frame.
+      // The client's answer to the close frame is not handed to ws: the socket goes once the client could read it.
       closeWebSocket(code, reason);
       setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
     };
     const frames = new ClientFrames({
       started(announced) {
-        // Refused here, as ws would refuse it past its maxPayload, but before ws reads it: ws
-        // reports that as a socket error, which graphql-ws writes to stderr with its stack.
+        // Refused as ws's maxPayload would, but before ws reads it, with a reason and no socket error.
         if (announced !== undefined && announced > limits.maxRequestBytes) {
-          close(MESSAGE_TOO_BIG, `A message may be at most ${limits.maxRequestBytes} bytes long.`);
-          return;
+          return close(1009, `A message may be at most ${limits.maxRequestBytes} bytes long.`);
         }
         release = reservations.reserve(Math.min(announced ?? limits.maxRequestBytes, limits.maxRequestBytes));
         if (release) return;
-        refusedRequests.inc({ reason: 'bytes_in_flight' });
-        bodiesWarning.note();
-        close(TRY_AGAIN_LATER, WEBSOCKET_BUSY_REASON);
+        refusedBytes();
+        close(1013, 'The gateway is receiving too many messages at once; retry later.');
       },
       ended: messageOver,
     });
@@ -339,9 +256,8 @@ export function createGatewayServer(
       for (const read of wsReaders) read.call(socket, chunk);
       if (!frames.receiving || overdue) return;
       overdue = setTimeout(() => {
-        timeouts.inc();
-        timeoutWarning.note();
-        close(POLICY_VIOLATION, WEBSOCKET_LATE_REASON);
+        timedOut();
+        close(1008, 'The message did not arrive in time.');
       }, limits.requestTimeoutMs).unref();
     });
     socket.once('close', messageOver);
@@ -356,4 +272,3 @@ export function createGatewayServer(
     },
   };
 }
-

@@ -1,10 +1,10 @@
 /**
- * The send queue of one WebSocket (src/server/websocket/transport.ts): its bound, sized from the heap, and
+ * The send queue of one WebSocket (src/server/compat/graphql-ws-binding.ts): its bound, sized from the heap, and
  * what it counts, refuses and cuts off.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
-import { PER_MESSAGE_BYTES, SendQueue, sendQueueBytes } from '../../src/server/websocket/transport.js';
+import { PER_MESSAGE_BYTES, SendQueue, sendQueueBytes } from '../../src/server/compat/graphql-ws-binding.js';
 
 /** A socket that keeps the callbacks of what it was sent, for the test to complete. */
 function fakeSocket() {

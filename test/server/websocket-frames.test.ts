@@ -1,10 +1,10 @@
 /**
- * The frame follower behind the bound on WebSocket message bytes (src/server/websocket/frames.ts): it must
+ * The frame follower behind the bound on WebSocket message bytes (src/server/compat/websocket-frames.ts): it must
  * see each message begin with the size its first frame announces and end with its last byte, however
  * the bytes are cut into reads.
  */
 import { describe, expect, it } from 'vitest';
-import { ClientFrames } from '../../src/server/websocket/frames.js';
+import { ClientFrames } from '../../src/server/compat/websocket-frames.js';
 import { clientFrame, CLOSE, CONTINUATION, PING, TEXT } from '../helpers/websocket-frame.js';
 
 type Event = ['started', number | undefined] | ['ended'];

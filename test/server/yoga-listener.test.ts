@@ -11,7 +11,7 @@ import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
 import type { GatewayYoga } from '../../src/gateway/yoga.js';
-import { yogaListener } from '../../src/server/yoga-listener.js';
+import { yogaListener } from '../../src/server/compat/node-listener.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { createUpstreams } from '../../src/upstream/index.js';
 import { attachWebSockets } from '../../src/server/websocket/index.js';
-import { yogaListener } from '../../src/server/yoga-listener.js';
+import { yogaListener } from '../../src/server/compat/node-listener.js';
 import { createGateway } from '../../src/gateway/yoga.js';
 import { closeServer } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';

@@ -1,13 +1,8 @@
 /**
- * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws) on the HTTP server's port and path.
- * Every operation is an HTTP request to Yoga (yoga.fetch): the POST the client would have sent,
- * with the connection's credentials and trace context as its headers, so it passes every hook an
- * HTTP request passes (caller auth, persisted operations, limits, introspection policy, masking,
- * traces) and a policy added later applies here without a line in this file. Only the answer is
- * taken before it is written out: a result, or the stream graphql-ws sends message by message.
- * The caller is authenticated once per connection the same way (refused: close 4403, nothing
- * reaches an upstream). Each operation writes its own access line when it ends.
- * The socket's own bounds (pongs, send queue, closing) are in src/server/websocket/transport.ts.
+ * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Every
+ * operation, and each connection's handshake, is the POST the client would have sent, run through
+ * yoga.fetch with the connection's credentials and trace context as headers: it passes every hook
+ * an HTTP request passes. Only the answer is taken, for graphql-ws to send.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -21,14 +16,8 @@ import type { Logger } from '../../lib/logger.js';
 import { WebSocketOperationLog } from '../../gateway/plugins/observability/logging.js';
 import type { OperationExchange, WebSocketServerContext } from '../../gateway/plugins/http/websocket-requests.js';
 import { schema } from '../../gateway/schema/index.js';
-import {
-  ConnectionOperations,
-  ExecutingOperations,
-  neverAnswered,
-  type ExecutionLimits,
-  type Operation,
-} from './operations.js';
-import { serveGraphqlWs, type SendQueue, type SocketExtra } from './transport.js';
+import { ConnectionOperations, ExecutingOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
+import { serveGraphqlWs, type SendQueue, type SocketExtra } from '../compat/graphql-ws-binding.js';
 import type { GatewayYoga } from '../../gateway/yoga.js';
 
 export interface WebSocketOptions {
@@ -38,9 +27,7 @@ export interface WebSocketOptions {
   readonly maxPayloadBytes: number;
   /** Given each accepted connection's socket, and how to close it, before any of its messages is read. */
   readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
-  /** How long close() lets subscriptions send `complete` before closing the sockets. */
-  readonly completeGraceMs?: number;
-  /** Operations executing at once (live streams not counted); the defaults: WEBSOCKET_EXECUTION_LIMITS. */
+  /** Operations executing at once (live streams not counted); the default: WEBSOCKET_EXECUTION_LIMITS. */
   readonly executionLimits?: ExecutionLimits;
   /** What one socket may have queued for its client; the default: sendQueueBytes(). */
   readonly sendQueueBytes?: number;
@@ -49,9 +36,8 @@ export interface WebSocketOptions {
 }
 
 /**
- * Beyond these, a subscribe message is refused with RATE_LIMITED: graphql-ws runs every message it
- * gets at once, and each operation holds its context and upstream calls until it is answered. Over
- * HTTP the connection cap bounds that; a WebSocket could otherwise start operations without end.
+ * Beyond these a subscribe message is refused with RATE_LIMITED: graphql-ws runs every message at
+ * once, and over HTTP the connection cap bounds what runs, which a single socket would escape.
  */
 export const WEBSOCKET_EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
 
@@ -65,22 +51,24 @@ const HEADER_PARAMS = new Set(['x-api-key', 'authorization', 'traceparent', 'tra
 const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 const MAX_PARAM_LENGTH = 8192;
 const GRAPHQL_URL = 'http://gateway.internal/graphql';
+/** How long close() lets subscriptions send `complete` before closing the sockets. */
+const COMPLETE_GRACE_MS = 1000;
+/** As a refused handshake is closed: clients that reconnect with fresh connection params get in again. */
+const FORBIDDEN = 4403;
+/** Node's timers hold at most this long; a later expiry is waited for in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Sets a header a caller sent, unless it is no header value at all (a line break, a wide character). */
+/** Sets a header a caller sent, unless it is no header value at all (then the caller is refused as one without it). */
 function setIfValid(headers: Headers, name: string, value: unknown): void {
   if (typeof value !== 'string' || value.length > MAX_PARAM_LENGTH) return;
   try {
     headers.set(name, value);
   } catch {
-    // Left out: the caller is refused as one that sent no such header.
+    // Left out.
   }
 }
 
-/**
- * The headers the caller would have sent over HTTP with these connection params. Their names are
- * matched as header names are, whatever their case; trace context may also come with the upgrade
- * request's own headers, so a connection's operations continue the caller's trace.
- */
+/** The headers the caller would have sent over HTTP: params matched as header names are; trace context also from the upgrade. */
 function headersOf(connectionParams: Record<string, unknown> | undefined, upgrade: IncomingMessage): Headers {
   const headers = new Headers({ 'content-type': 'application/json', accept: 'application/graphql-response+json, text/event-stream' });
   for (const [key, value] of Object.entries(connectionParams ?? {})) {
@@ -91,25 +79,16 @@ function headersOf(connectionParams: Record<string, unknown> | undefined, upgrad
   return headers;
 }
 
-/**
- * graphql-ws looks for an operation in the document of the execution arguments before it runs
- * them; the answer is settled by then (Prepared), so this stands in for the caller's document.
- */
+/** graphql-ws looks for an operation in the document before it runs; the answer is settled by then (Prepared). */
 const SETTLED = parse('{ __typename }');
 
 type Prepared = { answer: ExecutionResult | AsyncIterable<ExecutionResult>; operation: Operation };
 
-/** An error as Yoga's HTTP answers write it: without the extensions Yoga keeps to itself (`http`, `unexpected`). */
+/** An error as Yoga's HTTP answers write it: without the extensions Yoga keeps to itself. */
 function formatted(error: GraphQLError): GraphQLFormattedError {
   const { extensions, ...rest } = error.toJSON();
   const { http, unexpected, ...kept } = extensions ?? {};
   return Object.keys(kept).length > 0 ? { ...rest, extensions: kept } : rest;
-}
-
-/** A result with errors as Yoga's HTTP answers write it (undefined: graphql-ws writes it as it is). */
-function formattedResult(result: ExecutionResult): FormattedExecutionResult | undefined {
-  if (!result.errors?.length) return undefined;
-  return { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
 }
 
 /** graphql-ws sends `error` only for GraphQLError instances; a plugin may have set a plain one. */
@@ -127,10 +106,10 @@ async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
 
 export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
   const { yoga, log } = options;
-  /** Per connection: the headers of its requests, the caller its handshake admitted, its socket's queue. */
-  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue }>();
-  /** Each connection's operations: ended with their subscription, successor or socket; close() waits for them. */
-  const operations = new Map<object, ConnectionOperations>();
+  /** Per admitted connection: the headers of its requests, the caller its handshake admitted, its socket's queue, its operations. */
+  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
+  /** The operations of each open connection: close() waits for their streams. */
+  const open = new Set<ConnectionOperations>();
   const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
@@ -139,41 +118,33 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
     accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
   };
-  const operationsOf = (ctx: object) => {
-    let ofConnection = operations.get(ctx);
-    if (!ofConnection) operations.set(ctx, (ofConnection = new ConnectionOperations(executing)));
-    return ofConnection;
-  };
 
   /** Runs a subscribe message as the HTTP request it stands for: its execution arguments, or the errors that refuse it. */
   async function run(ctx: object, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
-    const connection = connections.get(ctx);
-    if (!connection) return [new GraphQLError('Not authenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
+    // graphql-ws runs a subscribe message only once onConnect has admitted its connection.
+    const connection = connections.get(ctx)!;
     const exchange: OperationExchange = { access, operation, executed: false };
-    // Its own request, with the operation's signal: aborted when the operation ends. A live
-    // subscription's connection is ended through the socket's queue should its client stop reading.
+    // Aborted when the operation ends; a live stream's connection is ended through the socket's queue.
     const request = new Request(GRAPHQL_URL, { method: 'POST', headers: connection.headers, body: JSON.stringify(payload), signal: operation.signal });
     const serverContext = { websocketOperation: exchange, [LIVE_SOCKET]: connection.queue } as WebSocketServerContext;
-    // An aborted request's fetch rejects at once, while Yoga finishes its work: a stream it then
-    // starts is ended as the processor hands it over (Operation.attach).
+    // An aborted request's fetch rejects at once while Yoga finishes; a stream it then starts is ended by Operation.attach.
     const response = await Promise.resolve(yoga.fetch(request, serverContext)).catch((error: unknown) => {
       if (operation.ended) return undefined;
       throw error;
     });
     const { answer } = exchange;
-    // Ended meanwhile: there is nobody to answer.
     if (!response) return [];
     if (answer === undefined) return errorsOfResponse(response);
     // A request refused, or a subscription that did not start: an `error` message, as graphql-ws sends for them.
     if (!isAsyncIterable(answer) && !exchange.executed && answer.errors?.length) return answer.errors.map(asGraphQLError);
-    const prepared: Prepared = { answer, operation };
-    return { schema, document: SETTLED, rootValue: prepared } satisfies ExecutionArgs;
+    return { schema, document: SETTLED, rootValue: { answer, operation } satisfies Prepared } satisfies ExecutionArgs;
   }
 
   const settledAnswer = (args: ExecutionArgs) => (args.rootValue as Prepared).answer as never;
-  const transport = serveGraphqlWs<Record<string, unknown>>(
+  const wsServer = serveGraphqlWs<Record<string, unknown>>(
     { server, path: '/graphql', maxPayload: options.maxPayloadBytes },
     {
+      ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}),
       execute: settledAnswer,
       subscribe: settledAnswer,
       onConnect: async (ctx) => {
@@ -183,19 +154,20 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         const response = await yoga.fetch(request, { handshake: state } satisfies WebSocketServerContext);
         await response.arrayBuffer();
         if (response.status === 401 || response.status === 403) {
-          const refusal = { status: response.status, requestId: state.requestId };
-          log.info(refusal, 'websocket connection refused: caller not authenticated');
+          log.info({ status: response.status, requestId: state.requestId }, 'websocket connection refused: caller not authenticated');
           return false;
         }
         // Its operations carry the handshake's request id: their log lines name the connection.
         if (state.requestId) headers.set('x-request-id', state.requestId);
-        connections.set(ctx, { headers, state, queue: ctx.extra.queue });
+        const operations = new ConnectionOperations(executing);
+        open.add(operations);
+        connections.set(ctx, { headers, state, queue: ctx.extra.queue, operations });
         closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
         return true;
       },
       onSubscribe: async (ctx, id, payload) => {
         // Before any await: a newer subscribe of this id must find this one.
-        const ofConnection = operationsOf(ctx);
+        const ofConnection = connections.get(ctx)!.operations;
         const refusal = ofConnection.executionRefusal;
         const operation = ofConnection.start(id, payload);
         const access = new WebSocketOperationLog(id);
@@ -206,16 +178,12 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
               log.error({ err: error, requestId: connections.get(ctx)?.state.requestId }, 'unexpected error');
               return [unexpectedError()];
             });
-        if (operation.superseded) {
+        if (operation.superseded || (Array.isArray(answer) && operation.ended)) {
+          // Superseded, or its socket closed while it was refused: nobody to answer.
           writeAccessLog(ctx, payload);
           return neverAnswered();
         }
         if (!Array.isArray(answer)) return answer;
-        if (operation.ended) {
-          // Its socket closed while it was prepared: there is nobody to answer, and nothing was refused.
-          writeAccessLog(ctx, payload);
-          return neverAnswered();
-        }
         // A refusal is sent as `error`; graphql-ws completes nothing for it.
         ofConnection.forget(id, operation);
         access.sent(answer.map(formatted));
@@ -223,8 +191,9 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
         return answer;
       },
       onNext: (_ctx, _id, payload, _args, result) => {
-        const answer = formattedResult(result);
-        accessLogs.get(payload)?.sent(answer?.errors);
+        if (!result.errors?.length) return undefined;
+        const answer: FormattedExecutionResult = { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
+        accessLogs.get(payload)?.sent(answer.errors);
         return answer;
       },
       // Every `error` message: refusals (counted already), a stream that failed, graphql-ws's own.
@@ -237,16 +206,20 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
       onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
       onComplete: (ctx, id, payload) => {
         writeAccessLog(ctx, payload);
-        return operations.get(ctx)?.complete(id, payload);
+        return connections.get(ctx)?.operations.complete(id, payload);
       },
       onClose: (ctx) => {
-        operations.get(ctx)?.endAll();
-        operations.delete(ctx);
+        const operations = connections.get(ctx)?.operations;
+        operations?.endAll();
+        if (operations) open.delete(operations);
       },
     },
-    { log, ...(options.sendQueueBytes ? { sendQueueBytes: options.sendQueueBytes } : {}), ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}) },
-    // Emitted as the handshake completes, in the same turn as the upgrade: no message is read before.
-    options.watchSocket && ((socket, request) => options.watchSocket!(request.socket as Socket, (code, reason) => socket.close(code, reason))),
+    {
+      log,
+      sendQueueBytes: options.sendQueueBytes,
+      // Called as the handshake completes, in the same turn as the upgrade: no message is read before.
+      onSocket: options.watchSocket && ((socket, request) => options.watchSocket!(request.socket as Socket, (code, reason) => socket.close(code, reason))),
+    },
   );
 
   let closing: Promise<void> | undefined;
@@ -254,39 +227,26 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
     close() {
       closing ??= (async () => {
         options.liveAudit.close();
-        const deadline = Date.now() + (options.completeGraceMs ?? 1000);
-        const pending = () => [...operations.values()].some((ofConnection) => ofConnection.streaming > 0);
-        while (pending() && Date.now() < deadline) await sleep(10);
-        // Close frames (1001) go out now; a client that never answers its close is cut off, so
-        // that it cannot hold the HTTP server's drain open.
-        await transport.close(1001, 'Going away');
+        const deadline = Date.now() + COMPLETE_GRACE_MS;
+        const pending = () => [...open].some((operations) => operations.streaming > 0);
+        while (pending() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        // Close frames (1001) go out now; a client that never answers its close is cut off by the binding.
+        for (const socket of wsServer.clients) socket.close(1001, 'Going away');
+        await new Promise<void>((resolve) => wsServer.close(() => resolve()));
       })();
       return closing;
     },
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Node's timers hold at most this long (about 24.8 days); a later expiry is waited for in steps. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
-/** As a refused handshake is closed: clients that reconnect with fresh connection params get in again. */
-const FORBIDDEN = 4403;
-
-/**
- * A connection admitted by a token lasts as long as the token: at its expiry the socket is closed
- * with 4403, and its subscriptions end with it, so a token that is no longer valid runs nothing more.
- */
+/** A connection admitted by a token lasts as long as the token: at its expiry it is closed with 4403, its subscriptions with it. */
 function closeAtExpiry(socket: WebSocket, expiresAt: number | undefined): void {
   if (expiresAt === undefined) return;
   let timer: NodeJS.Timeout;
   const check = () => {
     const left = expiresAt - Date.now();
     if (left > 0) timer = setTimeout(check, Math.min(left, LONGEST_TIMER_MS)).unref();
-    else {
-      // A client that never answers the close is cut off soon after (see websocket-transport.ts).
-      socket.close(FORBIDDEN, 'The token has expired; connect again with a new one.');
-    }
+    else socket.close(FORBIDDEN, 'The token has expired; connect again with a new one.');
   };
   check();
   socket.once('close', () => clearTimeout(timer));

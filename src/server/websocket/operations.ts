@@ -1,83 +1,56 @@
 /**
- * The operations of one WebSocket connection, so that every stream the gateway starts is ended,
- * and so that what a connection runs at once is bounded.
- *
- * graphql-ws keeps one record per id. A client may complete an operation while its onSubscribe
- * still runs and reuse the id at once (the protocol frees an id on `complete`); graphql-ws then
- * runs both calls, and the earlier one, when it settles, takes the newer one's record: its stream
- * was never returned, not on `complete` and not on close. Here each subscribe message is an
- * operation of its own, ended when graphql-ws completes it, when a newer one takes its id, or when
- * the socket closes.
- *
- * Each operation has a signal, aborted when it ends: its upstream calls give up, and what it holds
- * until its answer has left (a large operation's turn) is given back. An operation is executing
- * from its subscribe message until it ends or becomes a live stream (streams have limits of their
- * own); graphql-ws would start any number of them, each holding its context and upstream calls.
+ * The operations of one WebSocket connection, each ended when graphql-ws completes it, a newer one
+ * takes its id, or the socket closes: its signal aborts and its stream ends. graphql-ws 6.4 keeps
+ * one record per id, and an id reused right after `complete` while the first onSubscribe still runs
+ * lets the earlier call take the newer one's record, leaving a stream nobody ends.
  */
 
-/** What a stream needs for ending it: graphql-ws's and Yoga's streams are async generators. */
+/** graphql-ws's and Yoga's streams are async generators. */
 type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
   readonly #aborter = new AbortController();
+  /** Aborted when the operation ends. */
+  readonly signal = this.#aborter.signal;
   #stream: Stream | undefined;
-  #ended = false;
-  #superseded = false;
+  /** Completed, superseded, or its socket closed. */
+  ended = false;
+  /** A newer subscribe message took this operation's id. */
+  superseded = false;
 
-  /** Called once, when the operation stops executing: it ended, or became a stream. */
+  /** `settled` is called once, when the operation stops executing: it ended, or became a stream. */
   constructor(private readonly settled: () => void = () => {}) {}
 
-  /** Aborted when the operation ends. */
-  get signal(): AbortSignal {
-    return this.#aborter.signal;
-  }
-
-  /** Ended: completed, superseded, or its socket closed. */
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  /** A newer subscribe message took this operation's id. */
-  get superseded(): boolean {
-    return this.#superseded;
-  }
-
   get streaming(): boolean {
-    return this.#stream !== undefined && !this.#ended;
+    return this.#stream !== undefined && !this.ended;
   }
 
   get executing(): boolean {
-    return this.#stream === undefined && !this.#ended;
+    return this.#stream === undefined && !this.ended;
   }
 
   /** Keeps the operation's stream, or ends it at once if the operation has already ended. */
   attach(stream: Stream): void {
     if (this.executing) this.settled();
     this.#stream = stream;
-    if (this.#ended) endStream(stream);
+    if (this.ended) endStream(stream);
   }
 
   end(superseded = false): void {
-    this.#superseded ||= superseded;
-    if (this.#ended) return;
+    this.superseded ||= superseded;
+    if (this.ended) return;
     if (this.executing) this.settled();
-    this.#ended = true;
+    this.ended = true;
     this.#aborter.abort();
-    // Stryker disable next-line ConditionalExpression: ending no stream fails inside endStream, which ignores failures
     if (this.#stream) endStream(this.#stream);
   }
 }
 
-/** Frees the stream's resources (a live subscription slot), in a later microtask. */
+/** Frees the stream's resources (a live subscription slot) in a later microtask; there is nobody to tell of a failure. */
 function endStream(stream: Stream): void {
-  void Promise.resolve().then(async () => {
-    try {
-      // Stryker disable next-line OptionalChaining: without `return` this throws, which is ignored as well
-      await stream.return?.();
-    } catch {
-      // There is nobody to tell.
-    }
-  });
+  void Promise.resolve()
+    .then(() => stream.return?.())
+    .catch(() => undefined);
 }
 
 /** Operations executing at once: on one connection, and on all of them together. */
@@ -101,7 +74,7 @@ export class ConnectionOperations {
 
   constructor(private readonly all: ExecutingOperations) {}
 
-  /** Why another operation may not start executing now, if it may not. */
+  /** Why another operation may not start executing now, if it may not: it is refused, never made to wait. */
   get executionRefusal(): string | undefined {
     const { perConnection, total } = this.all.limits;
     if (this.#executing >= perConnection) {
@@ -111,10 +84,7 @@ export class ConnectionOperations {
     return undefined;
   }
 
-  /**
-   * Called as onSubscribe begins. graphql-ws closes the socket (4409) on a subscribe for an id
-   * still active, so an earlier operation of this id is one the client completed: it ends now.
-   */
+  /** graphql-ws closes the socket (4409) on a subscribe for an active id, so an earlier one of this id was completed: it ends. */
   start(id: string, payload: object): Operation {
     this.#byId.get(id)?.end(true);
     this.#executing += 1;
@@ -150,16 +120,13 @@ export class ConnectionOperations {
 
   /** Streams still open: close() waits until graphql-ws has sent their `complete`. */
   get streaming(): number {
-    let count = 0;
-    for (const operation of this.#byId.values()) if (operation.streaming) count++;
-    return count;
+    return [...this.#byId.values()].filter((operation) => operation.streaming).length;
   }
 }
 
 /**
- * What a superseded operation's onSubscribe, onOperation or onComplete returns. graphql-ws acts
- * on the id once the hook has answered: it would send the answer (or `complete`) under the id and
- * then drop the id's record, both the newer operation's by now. So these hooks never answer;
- * nothing refers to the waiting call, so it is collected.
+ * What a superseded operation's onSubscribe, onOperation or onComplete returns: graphql-ws would
+ * answer under the id and drop its record, both the newer operation's by now. Nothing refers to
+ * the waiting call, so it is collected.
  */
 export const neverAnswered = (): Promise<never> => new Promise<never>(() => undefined);

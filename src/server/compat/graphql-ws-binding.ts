@@ -1,37 +1,32 @@
 /**
- * graphql-ws served on ws sockets, as graphql-ws's own `use/ws` binding does, with the bounds that
- * binding lacks, so that what a client that does not read makes the process hold stays small:
+ * graphql-ws served on ws sockets, in place of graphql-ws 6.4's `use/ws` binding (`useServer`),
+ * which answers a `ping` with a `pong` carrying the ping's payload and queues whatever it sends
+ * without bound: a client that pings and never reads would make the process hold it all. Here:
  *
- * - A `ping` is answered by a `pong` without payload (the protocol lets the server choose), and at
- *   most one pong waits for the client: pings, fat or many, make the gateway queue next to nothing.
- * - What waits for a client is bounded (SendQueue): a socket that has not taken what it was sent
- *   is closed with 1008 once its queue passes its bound, whatever is being sent.
- * - A socket being closed, for whatever reason (no `connection_init` in time, a protocol error,
- *   its queue, an expired token, the drain), is cut off when its client has not completed the close
- *   within CLOSE_TIMEOUT_MS: ws (`closeTimeout`) would wait 30 s, holding what was queued for it.
+ * - a `pong` has no payload (the protocol lets the server choose), and at most one waits;
+ * - a socket whose queue for its client passes its bound is closed with 1008;
+ * - a closing socket whose client has not completed the close within CLOSE_TIMEOUT_MS is cut off
+ *   (ws's `closeTimeout`, 30 s by default, would keep what was queued for it).
  */
 import type { IncomingMessage } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type ServerOptions as WsOptions, type WebSocket } from 'ws';
 import type { Logger } from '../../lib/logger.js';
 
-/** How long a closing socket's client has to answer the close before the socket is cut off. */
-export const CLOSE_TIMEOUT_MS = 1000;
+const CLOSE_TIMEOUT_MS = 1000;
 /** RFC 6455 §7.4.1: the client broke a rule of the server's (here: it does not read what it is sent). */
-export const POLICY_VIOLATION = 1008;
-export const QUEUE_FULL_REASON = 'The client did not read what it was sent.';
-/** A keep-alive ping this often; a client that has not answered by the next one is cut off (as graphql-ws's binding does). */
+const POLICY_VIOLATION = 1008;
+/** A keep-alive ping this often; a client that has not answered by the next one is cut off, as useServer does. */
 const KEEP_ALIVE_MS = 12_000;
 /** What ws and Node keep for a queued message besides its bytes (frame header, buffers, write request). */
 export const PER_MESSAGE_BYTES = 512;
 const PONG = '{"type":"pong"}';
 
 /**
- * What one socket may have queued for its client before anything more is refused: 1/32 of the
- * heap (8 MB at the production 256 MB), at least 1 MB. A message is queued whenever the queue is
- * below the bound, so a client that reads gets even an answer larger than the bound (a full
- * 5000-row page is about 6 MB); a socket holds at most the bound plus one message.
+ * What one socket may have queued for its client: 1/32 of the heap, at least 1 MB. A message is
+ * queued whenever the queue is below the bound, so a client that reads gets even an answer larger
+ * than the bound (a full 5000-row page); a socket holds at most the bound plus one message.
  */
 export function sendQueueBytes(heapBytes = getHeapStatistics().heap_size_limit): number {
   return Math.max(1024 * 1024, Math.floor(heapBytes / 32));
@@ -52,14 +47,14 @@ export class SendQueue {
     return this.#queued;
   }
 
-  /** Resolves once the message has left (or was dropped: the socket is closing, or its queue is full). */
+  /** Resolves once the message has left, or was dropped (the socket is closing, or its queue is full). */
   send(data: string): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return Promise.resolve();
-    const bytes = Buffer.byteLength(data) + PER_MESSAGE_BYTES;
-    if (!this.#admits(bytes)) {
+    if (this.#queued >= this.bound) {
       this.onFull();
       return Promise.resolve();
     }
+    const bytes = Buffer.byteLength(data) + PER_MESSAGE_BYTES;
     this.#queued += bytes;
     return new Promise((resolve) =>
       this.socket.send(data, () => {
@@ -67,11 +62,6 @@ export class SendQueue {
         resolve();
       }),
     );
-  }
-
-  /** The one decision whether a message may wait for this client (a process-wide count joins here). */
-  #admits(_bytes: number): boolean {
-    return this.#queued < this.bound;
   }
 
   /** Cuts the socket off if its client has not taken everything it was sent. */
@@ -87,36 +77,23 @@ export interface SocketExtra {
   readonly queue: SendQueue;
 }
 
-export interface TransportOptions {
+export interface BindingOptions {
   readonly log: Logger;
   /** Per socket; the default: sendQueueBytes(). */
-  readonly sendQueueBytes?: number;
-  /** graphql-ws's, 3 s by default. */
-  readonly connectionInitWaitTimeout?: number;
-}
-
-export interface GraphqlWsServer {
-  readonly wsServer: WebSocketServer;
-  /** Closes every socket with this code (each cut off CLOSE_TIMEOUT_MS later if it has not closed), and stops accepting. */
-  close(code: number, reason: string): Promise<void>;
-}
-
-/** A WebSocketServer on `server`'s path speaking graphql-transport-ws through graphql-ws's `makeServer`. */
-export function serveGraphqlWs<P extends Record<string, unknown>>(
-  wsOptions: ConstructorParameters<typeof WebSocketServer>[0],
-  options: ServerOptions<P, SocketExtra>,
-  transport: TransportOptions,
+  readonly sendQueueBytes?: number | undefined;
   /** Sees each accepted socket before any of its messages is read. */
-  onSocket?: (socket: WebSocket, request: IncomingMessage) => void,
-): GraphqlWsServer {
-  const { log } = transport;
-  const bound = transport.sendQueueBytes ?? sendQueueBytes();
-  // `closeTimeout` (ws 8.19) is not in @types/ws yet.
-  const wsServer = new WebSocketServer({ ...wsOptions, closeTimeout: CLOSE_TIMEOUT_MS, handleProtocols } as typeof wsOptions);
-  const server = makeServer<P, SocketExtra>({
-    ...(transport.connectionInitWaitTimeout !== undefined ? { connectionInitWaitTimeout: transport.connectionInitWaitTimeout } : {}),
-    ...options,
-  });
+  readonly onSocket?: ((socket: WebSocket, request: IncomingMessage) => void) | undefined;
+}
+
+/** A WebSocketServer speaking graphql-transport-ws through graphql-ws's `makeServer`. */
+export function serveGraphqlWs<P extends Record<string, unknown>>(
+  wsOptions: WsOptions,
+  options: ServerOptions<P, SocketExtra>,
+  { log, onSocket, ...binding }: BindingOptions,
+): WebSocketServer {
+  const bound = binding.sendQueueBytes ?? sendQueueBytes();
+  const wsServer = new WebSocketServer({ ...wsOptions, closeTimeout: CLOSE_TIMEOUT_MS, handleProtocols } as WsOptions);
+  const server = makeServer<P, SocketExtra>(options);
 
   wsServer.on('connection', (socket, request) => {
     onSocket?.(socket, request);
@@ -125,7 +102,7 @@ export function serveGraphqlWs<P extends Record<string, unknown>>(
     const queue = new SendQueue(socket, bound, () => {
       if (socket.readyState !== socket.OPEN) return;
       log.info({ queuedBytes: queue.queued, boundBytes: bound }, 'websocket closed: its client does not read what it is sent');
-      socket.close(POLICY_VIOLATION, QUEUE_FULL_REASON);
+      socket.close(POLICY_VIOLATION, 'The client did not read what it was sent.');
     });
     let pongWaiting = false;
     let answeredPing = true;
@@ -162,12 +139,5 @@ export function serveGraphqlWs<P extends Record<string, unknown>>(
       Promise.resolve(closed(code, String(reason))).catch((error: unknown) => log.warn({ err: error }, 'websocket close handling failed'));
     });
   });
-
-  return {
-    wsServer,
-    close(code, reason) {
-      for (const socket of wsServer.clients) socket.close(code, reason);
-      return new Promise<void>((resolve) => wsServer.close(() => resolve()));
-    },
-  };
+  return wsServer;
 }

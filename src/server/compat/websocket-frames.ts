@@ -1,8 +1,9 @@
 /**
- * Follows the frames a WebSocket client sends, header by header, to tell when a message is being
- * received and how large it says it is. ws buffers each message until it is whole (up to its
- * `maxPayload`) and says nothing meanwhile; the server's bound on bytes being received
- * (src/server/http-server.ts) needs to know. Payloads are skipped, never read or copied.
+ * Follows the frame headers a WebSocket client sends, to tell when a message begins, how large it
+ * says it is, and when it is whole. ws 8.23 buffers each message until it is whole and says nothing
+ * meanwhile: it bounds one message (`maxPayload`), not the bytes all sockets are receiving, and it
+ * refuses an oversized one with an empty close reason and a socket error. The server's bound on
+ * bytes being received (src/server/http-server.ts) needs to know first. Payloads are skipped, never copied.
  */
 
 export interface MessageEvents {
@@ -15,10 +16,8 @@ export interface MessageEvents {
 /** RFC 6455 §5.2: opcodes 0x8 and above are control frames, which may come between fragments. */
 const FIRST_CONTROL_OPCODE = 0x8;
 const CONTINUATION = 0x0;
-/** Two bytes, up to eight of extended length, four of mask. */
-const LONGEST_HEADER = 14;
 
-/** The header's length once its first two bytes are in. */
+/** The header's length once its first two bytes are in: two, up to eight of extended length, four of mask. */
 function headerLength(second: number): number {
   const length7 = second & 0x7f;
   const extended = length7 === 126 ? 2 : length7 === 127 ? 8 : 0;
@@ -28,16 +27,15 @@ function headerLength(second: number): number {
 function payloadLength(header: Buffer): number {
   const length7 = header[1]! & 0x7f;
   if (length7 === 126) return header.readUInt16BE(2);
-  // Past 2^53 the figure is inexact, and far past any maxPayload, which ws refuses anyway.
+  // Past 2^53 the figure is inexact, and far past any maxPayload.
   if (length7 === 127) return Number(header.readBigUInt64BE(2));
   return length7;
 }
 
 export class ClientFrames {
-  private readonly header = Buffer.alloc(LONGEST_HEADER);
+  private readonly header = Buffer.alloc(14);
   private headerBytes = 0;
   private payloadLeft = 0;
-  // Stryker disable next-line BooleanLiteral: read only once frameBegins has set it
   private frameEndsMessage = false;
   private inMessage = false;
 
@@ -65,9 +63,8 @@ export class ClientFrames {
   }
 
   private frameBegins(): void {
-    const first = this.header[0]!;
-    const fin = (first & 0x80) !== 0;
-    const opcode = first & 0x0f;
+    const fin = (this.header[0]! & 0x80) !== 0;
+    const opcode = this.header[0]! & 0x0f;
     this.headerBytes = 0;
     this.payloadLeft = payloadLength(this.header);
     const isData = opcode < FIRST_CONTROL_OPCODE;
