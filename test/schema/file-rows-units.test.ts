@@ -9,7 +9,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useRowErrors } from '../../src/gateway/plugins/execution/audit-row-errors.js';
-import { MAX_FILE_ERRORS_PER_LIST, readableFiles } from '../../src/gateway/schema/update-sessions/file-rows.js';
+import { readableFiles } from '../../src/gateway/schema/update-sessions/file-rows.js';
+import { MAX_ROW_ERRORS_PER_LIST as MAX_FILE_ERRORS_PER_LIST } from '../../src/gateway/schema/row-errors.js';
 import type { FileInfo } from '../../src/upstream/content-library/schemas.js';
 import type { UpdateSessionFileRow } from '../../src/upstream/types.js';
 

@@ -1,13 +1,11 @@
 /**
  * Query.auditEvents: audit records, newest first, as a Relay connection over the audit report.
- * The parts live in ./audit/: cursor codec, argument checks, paging plan, window-end search,
- * upstream reads and the record types.
+ * The paging algorithm is src/audit/paging/; ./audit/ resolves the connection and holds the record types.
  */
 import { builder } from './builder.js';
 import { resolveAuditConnection } from './audit/connection.js';
 import { AuditEventFilterInput, AuditWindowRef } from './audit/connection-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
-import { countWindow } from './audit/total-count.js';
 
 builder.queryField('auditEvents', (t) =>
   t.connection(
@@ -39,7 +37,7 @@ builder.queryField('auditEvents', (t) =>
         totalCount: c.int({
           description:
             'Exact number of records in the pinned window and filter. The upstream has no count: the gateway finds it with one-row probes, and only when this field is selected.',
-          resolve: (connection, _args, context) => countWindow(context, connection.scope, connection.size),
+          resolve: (connection) => connection.totalCount(),
         }),
       }),
     },

@@ -27,11 +27,7 @@ LocalizableMessageRef.implement({
       description: 'The message in the requested language, when the server provides it.',
     }),
     args: t.exposeStringList('args', { description: 'Positional arguments of the message.' }),
-    params: t.field({
-      type: [LocalizableMessageParamRef],
-      description: 'Named arguments of the message.',
-      resolve: (message) => message.params,
-    }),
+    params: t.expose('params', { type: [LocalizableMessageParamRef], description: 'Named arguments of the message.' }),
   }),
 });
 
@@ -39,11 +35,7 @@ NestedLocalizableMessageRef.implement({
   description: 'A message used as a parameter value of another message.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
-    params: t.field({
-      type: [LocalizableMessageParamRef],
-      description: 'Named arguments of the message.',
-      resolve: (message) => message.params,
-    }),
+    params: t.expose('params', { type: [LocalizableMessageParamRef], description: 'Named arguments of the message.' }),
   }),
 });
 
@@ -51,23 +43,14 @@ LocalizableMessageParamRef.implement({
   description: 'One named argument of a message.',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The name the message text refers to.' }),
-    value: t.field({
-      type: LocalizableMessageParamValueRef,
-      description: 'The value of the argument.',
-      resolve: (param) => param.value,
-    }),
+    value: t.expose('value', { type: LocalizableMessageParamValueRef, description: 'The value of the argument.' }),
   }),
 });
 
 LocalizableMessageParamValueRef.implement({
   description: 'The value of a message argument; the member that is set gives its kind.',
   fields: (t) => ({
-    dt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'A date-time value.',
-      resolve: (v) => upstreamDateTime(v.dt),
-    }),
+    dt: t.field({ type: 'DateTime', nullable: true, description: 'A date-time value.', resolve: (v) => upstreamDateTime(v.dt) }),
     s: t.exposeString('s', { nullable: true, description: 'A string value.' }),
     d: t.exposeFloat('d', { nullable: true, description: 'A decimal value.' }),
     precision: t.int({
@@ -77,11 +60,6 @@ LocalizableMessageParamValueRef.implement({
     }),
     format: t.exposeString('format', { nullable: true, description: 'How to show the value, e.g. SHORT_DATE.' }),
     i: t.field({ type: 'SafeInt', nullable: true, description: 'An integer value.', resolve: (v) => upstreamSafeInt(v.i) }),
-    l: t.field({
-      type: NestedLocalizableMessageRef,
-      nullable: true,
-      description: 'A nested message.',
-      resolve: (v) => v.l,
-    }),
+    l: t.expose('l', { type: NestedLocalizableMessageRef, nullable: true, description: 'A nested message.' }),
   }),
 });

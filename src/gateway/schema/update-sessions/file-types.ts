@@ -1,8 +1,4 @@
-/**
- * One file of an update session (spec 2.4): the upstream's snake_case FileInfo, exposed with the
- * contract's camelCase names. How values outside the contract's enums are reported is described
- * in values.ts and in the README ("Update sessions").
- */
+/** One file of an update session (spec 2.4): the upstream's snake_case FileInfo under the contract's camelCase names. */
 import type { FileInfo, TransferEndpoint } from '../../../upstream/content-library/schemas.js';
 import { builder } from '../builder.js';
 import { LocalizableMessageRef } from '../localizable-message.js';
@@ -20,12 +16,8 @@ import {
 type ChecksumInfo = NonNullable<FileInfo['checksum_info']>;
 
 /** Enum values with their descriptions, checked to cover exactly the values the gateway maps. */
-function describedValues<V extends string>(values: readonly V[], descriptions: Record<V, string>) {
-  return Object.fromEntries(values.map((value) => [value, { value, description: descriptions[value] }])) as Record<
-    V,
-    { value: V; description: string }
-  >;
-}
+const describedValues = <V extends string>(values: readonly V[], descriptions: Record<V, string>) =>
+  Object.fromEntries(values.map((value) => [value, { value, description: descriptions[value] }])) as Record<V, { value: V; description: string }>;
 
 const TransferSourceTypeRef = builder.enumType('TransferSourceType', {
   description: 'How the content of a file reaches the server.',
@@ -112,23 +104,20 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       description: 'Bytes received; set once status is READY.',
       resolve: (file) => upstreamSafeInt(file.size),
     }),
-    checksumInfo: t.field({
+    checksumInfo: t.expose('checksum_info', {
       type: ChecksumInfoRef,
       nullable: true,
       description: 'Null when the server does not verify a checksum.',
-      resolve: (file) => file.checksum_info,
     }),
-    sourceEndpoint: t.field({
+    sourceEndpoint: t.expose('source_endpoint', {
       type: TransferEndpointRef,
       nullable: true,
       description: 'Where the server pulls the file from (PULL).',
-      resolve: (file) => file.source_endpoint,
     }),
-    uploadEndpoint: t.field({
+    uploadEndpoint: t.expose('upload_endpoint', {
       type: TransferEndpointRef,
       nullable: true,
       description: 'Where a client uploads the file to (PUSH).',
-      resolve: (file) => file.upload_endpoint,
     }),
     bytesTransferred: t.field({
       type: 'SafeInt',
@@ -146,11 +135,10 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       description: 'Null, with an UPSTREAM_INVALID_RESPONSE error for this field, when the upstream sends a status this gateway does not know.',
       resolve: (file) => transferStatus(file.status),
     }),
-    errorMessage: t.field({
+    errorMessage: t.expose('error_message', {
       type: LocalizableMessageRef,
       nullable: true,
       description: 'Why the transfer failed; set when status is ERROR.',
-      resolve: (file) => file.error_message,
     }),
   }),
 });
