@@ -6,14 +6,11 @@
 /** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean. */
 export function booleanValue(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
-  if (typeof value !== 'string') return null;
-  const text = value.trim().toLowerCase();
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
   return text === 'true' ? true : text === 'false' ? false : null;
 }
 
-export function stringValue(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
+export const stringValue = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /**
  * `values.authMethods` split into its labels. Labels are comma-delimited, but a label may hold
@@ -24,21 +21,14 @@ export function authMethodLabels(value: unknown): string[] {
   const labels: string[] = [];
   let depth = 0;
   let from = 0;
-  // Stryker disable next-line EqualityOperator: the code past the end is NaN, which is no parenthesis or comma
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c === 40 /* ( */) depth++;
-    else if (c === 41 /* ) */) depth = Math.max(0, depth - 1);
-    else if (c === 44 /* , */ && depth === 0) {
-      pushLabel(labels, value.slice(from, i));
-      from = i + 1;
+  for (const { 0: c, index } of value.matchAll(/[(),]/g)) {
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0) {
+      labels.push(value.slice(from, index));
+      from = index + 1;
     }
   }
-  pushLabel(labels, value.slice(from));
-  return labels;
-}
-
-function pushLabel(labels: string[], raw: string): void {
-  const label = raw.trim();
-  if (label.length > 0) labels.push(label);
+  labels.push(value.slice(from));
+  return labels.map((label) => label.trim()).filter((label) => label.length > 0);
 }
