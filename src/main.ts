@@ -38,12 +38,10 @@ async function main() {
   installLastResort(log, process, (code) => process.exit(code));
 
   let draining = false;
-  // The listener binds while the gateway's modules load, so a taken port or an address not of this
-  // machine is refused at once; a request that arrives before the gateway is built waits for it.
+  // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once; early requests wait.
   type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
   let gatewayBuilt!: (serve: Serve) => void;
   const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
-  // Connections, request timeouts and body bytes in flight are bounded there (src/server/http-server.ts).
   const { server, registerMetrics, watchWebSocket, memoryBudget } = createGatewayServer(
     (request, response) => {
       // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
@@ -76,7 +74,7 @@ async function main() {
     );
   }
 
-  // Loaded only once the configuration is accepted: a refusal answers in a fraction of the start-up time.
+  // Loaded once the configuration is accepted, so that a refusal answers fast.
   const [
     { exampleOperations },
     { createMetrics },

@@ -19,12 +19,10 @@ const MAX_CURSOR_LENGTH = Math.ceil(((1 + 10 + 1 + 3 * 10 + 4 * MAX_OBJECT_TYPE_
 const HAS_OBJECT_TYPE = 0x08;
 const ACTION_MASK = 0x07;
 
-/** The filter and the time window pinned when the connection's first page was read. */
+/** The filter and the window (inclusive, epoch ms) pinned when the connection's first page was read at `pinnedAt`. */
 export interface AuditScope {
-  /** Inclusive bounds in epoch ms, as the upstream's fromMillis/toMillis. */
   readonly fromMillis: number;
   readonly toMillis: number;
-  /** When the first page was read: `to` defaults to it and is capped at it, so later events stay out. */
   readonly pinnedAt: number;
   readonly objectType: string | null;
   readonly action: UpstreamAction | null;
@@ -90,13 +88,12 @@ export function encodeCursor(cursor: AuditCursor): string {
 /** Date's own range, so every decoded bound is a valid DateTime. */
 const withinEpoch = (value: bigint) => value >= -BigInt(MAX_DATE_MS) && value <= BigInt(MAX_DATE_MS);
 
-/** Throws a RangeError (readUInt8) when the bytes end early. */
 function readCursor(bytes: Buffer): AuditCursor | undefined {
   let position = 0;
   const byte = () => bytes.readUInt8(position++);
   const varint = () => {
     let value = 0n;
-    // The cursor's length bounds the loop; an overlong spelling re-encodes differently.
+    // readUInt8 throws at the end; an overlong spelling re-encodes differently.
     for (let shift = 0n; ; shift += 7n) {
       const next = byte();
       value |= BigInt(next & 0x7f) << shift;
@@ -131,7 +128,7 @@ export function decodeCursor(text: string, argument: 'after' | 'before'): AuditC
     try {
       cursor = payload && readCursor(payload);
     } catch {
-      // Ends early: not a cursor.
+      // Ends early.
     }
   }
   // Varints, base64 and UTF-8 all admit other spellings of the same cursor; only ours is one.

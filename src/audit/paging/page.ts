@@ -1,8 +1,7 @@
 /**
- * One page of auditEvents, in one pass: the arguments are checked (every bad one BAD_USER_INPUT),
- * the scope pinned, and the page planned as an offset and a limit to read, shaped like Pothos'
- * `offsetForArgs`; `readPage` then reads it. Position 0 is the newest record of the window;
- * hasPreviousPage is `start > 0`, and hasNextPage comes free from reading one row past the page.
+ * One page of auditEvents: the arguments checked (BAD_USER_INPUT), the scope pinned and the page
+ * planned as an offset and a limit, like Pothos' `offsetForArgs`; `readPage` reads it. Position 0 is
+ * the newest record of the window; hasNextPage comes free from reading one row past the page.
  */
 import type { AuditRowResult } from '../../upstream/types.js';
 import { BadUserInputError } from '../../lib/errors.js';
@@ -26,32 +25,25 @@ export interface AuditConnectionArgs {
   } | null;
 }
 
-/** The page the rows read make: positions [start, start + count). */
+/** The page the rows read make: positions [start, start + count); windowSize once the read reached the window's end. */
 export interface PageSpan {
   readonly start: number;
   readonly count: number;
   readonly hasNextPage: boolean;
-  /** The window's size, when the read reached its end. */
   readonly windowSize?: number;
 }
 
-/** Read `limit` rows from `offset` (none when 0), then ask `pageFor` what they make. */
+/** Read `limit` rows from `offset`: at most `size` for the page, and at least `minRows`, known to exist. */
 export interface ReadPlan {
   readonly needsProbe: false;
   readonly offset: number;
   readonly limit: number;
-  /** Rows the page shows at most. */
   readonly size: number;
-  /** Rows known to exist from `offset`: a read returning fewer contradicts what was seen before. */
   readonly minRows: number;
   readonly pageFor: (rowsRead: number) => PageSpan;
 }
 
-/**
- * `last` without `before`: the page ends at the window's end, which the upstream never tells.
- * Probes locate it first, starting past `knownRow`, a position known to exist, and stopping
- * `slack` positions short; `afterProbe` then says what to read.
- */
+/** `last` without `before` ends at the window's end: probes past `knownRow` locate it to within `slack` first. */
 export interface ProbePlan {
   readonly needsProbe: true;
   readonly knownRow: number;
@@ -117,10 +109,7 @@ function scopeForCursor(filter: AuditConnectionArgs['filter'], cursorScope: Audi
   );
 }
 
-/**
- * `to` defaults to the pin and is capped at it (events newer than the first page never enter the
- * window, so offsets stay put); `from` defaults to 72 hours before `to`.
- */
+/** `to` defaults to the pin and is capped at it, so offsets stay put; `from` defaults to 72 hours before `to`. */
 function scopeFromFilter(filter: NonNullable<AuditConnectionArgs['filter']>, pinnedAt: number): AuditScope {
   const objectType = filter.objectType ?? null;
   if (objectType !== null && (objectType.length === 0 || objectType.length > MAX_OBJECT_TYPE_LENGTH)) {
@@ -160,9 +149,8 @@ function slice(start: number, end: number): ReadPlan {
 }
 
 /**
- * `first: 0` / `last: 0` never search for the window's end. A `before` cursor names a record that
- * follows, so nothing is read; otherwise one one-row read (shared by aliases of the same window)
- * says whether a record sits where the empty page is, which keeps hasNextPage / hasPreviousPage exact.
+ * `first: 0` / `last: 0`: a `before` cursor names a record that follows, so nothing is read;
+ * otherwise one one-row read says whether a record sits where the empty page is.
  */
 function emptyPage(lo: number, hi: number | undefined, backward: boolean): ReadPlan {
   const read = { needsProbe: false, size: 0, minRows: 0 } as const;
@@ -187,8 +175,7 @@ function tail(lo: number, size: number): ProbePlan {
     // Reading a few rows more than the page is cheaper than another probe round, within one call.
     slack: Math.max(32, Math.min(size, MAX_PAGE_SIZE - size)),
     afterProbe: ({ lastPresent, firstMissing }) => {
-      // The window has between lastPresent+1 and firstMissing rows: read from the earliest position
-      // the page could start at up to firstMissing, and the rows returned say where it really ends.
+      // Read from the earliest position the page could start at up to firstMissing: the rows say where the window ends.
       const readFrom = Math.max(lo, lastPresent + 1 - size);
       return {
         needsProbe: false,

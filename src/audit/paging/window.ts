@@ -1,15 +1,9 @@
 /**
- * Reading a pinned window through the audit report: runs of positions, and the search for the
- * window's end, which the upstream never tells (no total count, no next link).
- *
- * A probe asks for one row (pageSize 1) at a position: present or not. Presence is monotone in the
- * position, so the end is found by galloping, then narrowing, with PROBES_PER_ROUND probes in
- * parallel per round (one round costs one upstream latency):
- *   gallop:  past the last present position p, probe p+8^k for growing k (4 exponents per round,
- *            continuing across rounds) until one is missing;
- *   narrow:  4 evenly spaced probes split the gap between the last present and the first missing
- *            position into 5 parts, until the gap is at most `slack` positions.
- * For a window of n rows that is about log8(n)/4 + log5(n/slack) rounds: O(log n).
+ * Reading a pinned window: runs of positions, and the search for the window's end, which the
+ * upstream never tells. A one-row probe says whether a position holds a row; presence is monotone,
+ * so probes gallop (p + 8^k past the last present position p, 4 exponents a round) until one is
+ * missing, then narrow (4 probes split the gap in 5) until the gap is at most `slack`. Each round
+ * costs one upstream latency; a window of n rows takes O(log n) rounds.
  */
 import { UpstreamError } from '../../lib/errors.js';
 import type { AuditReportQuery, AuditRowResult } from '../../upstream/types.js';
@@ -110,10 +104,7 @@ function narrowingPositions(lastPresent: number, firstMissing: number): number[]
   return [...positions];
 }
 
-/**
- * The window's size: known once a page reached its end, otherwise found by probing from the
- * window's start, so the same window asks the same one-row pages (cached once the window is closed).
- */
+/** Known once a page reached the end; otherwise probed from the start, so a closed window's probes are cached pages. */
 export async function countWindow(reader: WindowReader, known: number | undefined | Promise<number | undefined>): Promise<number> {
   return (await known) ?? (await locateWindowEnd(reader.probe, -1, 0)).firstMissing;
 }

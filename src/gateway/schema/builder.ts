@@ -33,7 +33,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    // The contract's PageInfo has no `node`/`nodes` root fields; ids are upstream ids, not global ids.
+    // Ids are upstream ids, not global ids: no `node`/`nodes` root fields.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
     // Other Relay subgraphs define PageInfo too; composition needs it shareable.

@@ -1,22 +1,16 @@
 /**
- * Row errors of auditEvents and of update session file lists: a page or list with an unreadable
- * row still comes back, and the row is an entry in `errors`. graphql-js lets a resolver return
- * data or throw, not both, so resolvers queue these errors in the request's context cache and
- * `useRowErrors()` (src/gateway/plugins/execution/audit-row-errors.ts) appends them to the result.
+ * A page or list with an unreadable row still comes back, the row an entry in `errors`. A resolver
+ * returns data or throws, not both: these wait in the request's context for `useRowErrors()`.
  */
 import { createContextCache } from '@pothos/core';
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import { ErrorCode } from '../../lib/errors.js';
 
-/** Error entries per list beyond which the rest are summed up in one entry. */
 export const MAX_ROW_ERRORS_PER_LIST = 50;
 
 const pendingRowErrors = createContextCache((): GraphQLError[] => []);
 
-/**
- * Queues an UPSTREAM_INVALID_RESPONSE entry at the field's path for each position, then one for the
- * rest. Message and code only, never the upstream's values: every masking setup passes them as they are.
- */
+/** UPSTREAM_INVALID_RESPONSE entries, message and code only, so that masking passes them: the first 50, then one for the rest. */
 export function reportRowErrors(
   context: object,
   info: GraphQLResolveInfo,

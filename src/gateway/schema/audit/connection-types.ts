@@ -35,7 +35,7 @@ class PositionedEdge implements AuditEdge {
   }
 }
 
-/** Edges of rows read from window position `from`; an unreadable row is left out and added to `unreadable`. */
+/** Edges of rows read from position `from`; an unreadable row is left out and added to `unreadable`. */
 export function edgesOf(
   rows: readonly AuditRowResult[],
   from: number,
@@ -50,10 +50,7 @@ export function edgesOf(
   return edges;
 }
 
-/**
- * Cursors of the page's first and last positions, even when that row could not be read: paging on
- * from them never skips a record nor reports the same bad row twice.
- */
+/** Cursors of the first and last positions even when unreadable: paging on never skips nor repeats a row. */
 export function pageInfoOf(start: number, count: number, hasNextPage: boolean, cursorAt: (position: number) => string): PageInfoShape {
   return {
     hasNextPage,

@@ -1,8 +1,7 @@
 /**
- * A forward page whose `edges` the client asked to @stream, read upstream in chunks: the chunk
- * reads start together (about one round trip, as a single read would be), the small first chunk
- * answers first, and each chunk's edges leave as soon as it and the ones before it have arrived.
- * pageInfo and totalCount settle once the last chunk is in (clients put them in a @defer fragment).
+ * A forward page whose `edges` the client asked to @stream, read in chunks that start together; the
+ * small first chunk answers first, and each chunk's edges leave once it and those before it are in.
+ * pageInfo and totalCount settle with the last chunk (clients put them in a @defer fragment).
  */
 import {
   getDirectiveValues,
@@ -19,9 +18,8 @@ import type { WindowReader } from '../../../audit/paging/window.js';
 import { streamDirective } from '../client-schema.js';
 import { edgesOf, pageInfoOf, type AuditEdge, type UnreadableRow } from './connection-types.js';
 
-/** Rows of the first chunk: enough for a first screen, quick to read. */
+/** Enough for a first screen, quick to read. */
 export const FIRST_CHUNK_ROWS = 100;
-/** Rows of every later chunk. */
 const CHUNK_ROWS = 1000;
 
 /** Whether this auditEvents field selects `edges` with an active @stream (and not @skip-ped away). */
@@ -41,7 +39,6 @@ export function streamsEdges(info: GraphQLResolveInfo): boolean {
       // Each fragment is looked into once: spreads that repeat would otherwise cost 2^depth visits.
       if (seen.has(selection.name.value)) return false;
       seen.add(selection.name.value);
-      // Validation: every spread names a fragment of the document, and auditEvents has a selection set.
       return visit(info.fragments[selection.name.value]!.selectionSet);
     });
   return info.fieldNodes.some((node) => visit(node.selectionSet!));
@@ -64,7 +61,7 @@ export function streamedConnection(
     const at = from;
     const rows = turn.then(() => reader.rows(at, at + size === end ? size + 1 : size));
     turn = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    // Every chunk is awaited by the edges below, or by nobody once the client has gone away.
+    // Awaited by the edges below, or by nobody once the client has gone away.
     rows.catch(() => undefined);
     chunks.push({ from, size, rows });
     from += size;
@@ -101,8 +98,7 @@ export function streamedConnection(
       fail(error);
       throw error;
     } finally {
-      // Stopped early (the client went away, or the executor ended the stream at an edge it could
-      // not complete): whatever waits for pageInfo stops waiting too. After settle or fail this changes nothing.
+      // Stopped early (the client went away, or an edge failed): whatever waits for pageInfo stops too.
       fail(new Error('The streamed page was not read to its end.'));
     }
   }

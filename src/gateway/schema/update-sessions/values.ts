@@ -1,7 +1,6 @@
 /**
- * The content library's loosely typed values as the contract's strict ones. Pure functions, no
- * GraphQL: a value that cannot be represented throws UPSTREAM_INVALID_RESPONSE, which GraphQL
- * reports on that one (nullable) field only.
+ * The content library's loosely typed values as the contract's strict ones: a value that cannot be
+ * represented throws UPSTREAM_INVALID_RESPONSE, which GraphQL reports on that one (nullable) field.
  */
 import { BadUserInputError, UpstreamError } from '../../../lib/errors.js';
 
@@ -34,30 +33,19 @@ export function transferStatus(value: string | null | undefined) {
   return value == null ? null : (oneOf(TRANSFER_STATUSES, value) ?? invalid('a file status', value));
 }
 
-/**
- * Non-null in the contract, so an unknown value cannot be an error without nulling the file, and
- * with it the whole `[UpdateSessionFile!]` list. It reads NONE instead (nothing a client can act on);
- * `upstreamSourceType` keeps the verbatim value and the resolver logs a warning.
- */
+/** Non-null in the contract, so an unknown value reads NONE (an error would null the whole list); the resolver logs it. */
 export function transferSourceType(value: string) {
   const known = oneOf(TRANSFER_SOURCE_TYPES, value);
   return known ? { type: known, known: true } : { type: 'NONE' as const, known: false };
 }
 
-/**
- * Unset (or empty) means SHA1 (spec 2.4). Also accepts the spelled-out forms `SHA-256`/`sha_256`.
- * An unknown algorithm throws: ChecksumInfo is then null with an error entry, the file intact.
- */
+/** Unset (or empty) means SHA1 (spec 2.4); `SHA-256`/`sha_256` are read too. Unknown: ChecksumInfo is null. */
 export function checksumAlgorithm(value: string | null | undefined) {
   if (value == null || value.trim() === '') return 'SHA1';
   return oneOf(CHECKSUM_ALGORITHMS, value.replace(/[-_\s]/g, '')) ?? invalid('a checksum algorithm', value);
 }
 
-/**
- * The uri's scheme (RFC 3986), lower-cased: `https://h/x` -> https, `ds:///vmfs/volumes/ds1/a.iso`
- * -> ds. A plain regex, not `new URL`, so odd but harmless uris (spaces, unencoded characters)
- * still give their scheme. No scheme at all throws.
- */
+/** The uri's scheme (RFC 3986), lower-cased; a regex, not `new URL`, so odd but harmless uris still give theirs. */
 export function uriScheme(uri: string): string {
   const scheme = /^\s*([a-z][a-z\d+.-]*):/i.exec(uri)?.[1];
   return scheme ? scheme.toLowerCase() : invalid('an endpoint uri without a scheme', uri);
@@ -81,10 +69,7 @@ export function upstreamSafeInt(value: number | null | undefined): number | null
   return Number.isSafeInteger(value) ? value : invalid('an integer outside the safe range', value);
 }
 
-/**
- * An empty, blank or overlong id never reaches the upstream (a long one would only come back as
- * 414/431). The id itself is passed on verbatim.
- */
+/** An empty, blank or overlong id (only a 414/431 would come back) never reaches the upstream. */
 export function requireSessionId(value: unknown, argument: string): string {
   const id = typeof value === 'number' ? String(value) : value;
   if (typeof id !== 'string' || id.trim() === '') {
