@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/lib/errors.js';
 import { encodeCursor } from '../../src/audit/paging/cursor.js';
 import { planPage } from '../../src/audit/paging/page.js';
-import { authMethodLabels, booleanValue } from '../../src/gateway/schema/audit/record-values.js';
+import { authMethodLabels, booleanValue } from '../../src/gateway/schema/audit/record-types.js';
 import type { AuditScope } from '../../src/audit/paging/cursor.js';
 
 const HOUR = 3_600_000;

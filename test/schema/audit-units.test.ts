@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/lib/errors.js';
 import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/audit/paging/cursor.js';
 import { planPage, type PagePlan, type ReadPlan } from '../../src/audit/paging/page.js';
-import { authMethodLabels, booleanValue, stringValue } from '../../src/gateway/schema/audit/record-values.js';
+import { authMethodLabels, booleanValue, stringValue } from '../../src/gateway/schema/audit/record-types.js';
 import type { AuditScope } from '../../src/audit/paging/cursor.js';
 
 const HOUR = 3_600_000;

@@ -182,7 +182,6 @@ function tail(lo: number, size: number): ProbePlan {
         offset: readFrom,
         limit: firstMissing - readFrom,
         size,
-        // The probes saw a row at lastPresent.
         minRows: lastPresent + 1 - readFrom,
         pageFor: (rowsRead) => {
           const start = Math.max(lo, readFrom + rowsRead - size);

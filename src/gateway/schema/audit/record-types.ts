@@ -6,7 +6,6 @@ import type { FieldMap } from '@pothos/core';
 import type { AuditRecord } from '../../../upstream/identity/schemas.js';
 import { builder } from '../builder.js';
 import { TYPE_NAME_BY_OBJECT_TYPE } from '../../../audit/paging/object-types.js';
-import { authMethodLabels, booleanValue, stringValue } from './record-values.js';
 
 const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
   description: 'Whether a record reports a change to stored data or an action.',
@@ -72,6 +71,37 @@ const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').im
     values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
   }),
 });
+
+/** Readings of the type-dependent `values`: null (or an empty list) when a value is absent or of another type. */
+/** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean. */
+export function booleanValue(value: unknown): boolean | null {
+  if (typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
+  return text === 'true' ? true : text === 'false' ? false : null;
+}
+
+export const stringValue = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/**
+ * `values.authMethods` split into its labels. Labels are comma-delimited, but a label may hold
+ * commas inside its parentheses ("RSA SecurID (Token, PIN)"), so only top-level commas split.
+ */
+export function authMethodLabels(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  const labels: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (const { 0: c, index } of value.matchAll(/[(),]/g)) {
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0) {
+      labels.push(value.slice(from, index));
+      from = index + 1;
+    }
+  }
+  labels.push(value.slice(from));
+  return labels.map((label) => label.trim()).filter((label) => label.length > 0);
+}
 
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;

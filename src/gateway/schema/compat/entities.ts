@@ -11,20 +11,16 @@ import { BadUserInputError } from '../../../lib/errors.js';
 /** Representations one request may ask for; a router batches far fewer per subgraph fetch. */
 export const MAX_REPRESENTATIONS = 100;
 
-type Representation = { readonly __typename: string } & Record<string, unknown>;
-
-function checkRepresentation(value: unknown, index: number, entityTypes: ReadonlySet<string>): Representation | Error {
+function checkRepresentation(value: unknown, index: number, entityTypes: ReadonlySet<string>): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return new BadUserInputError(`Representation ${index} must be an object with a __typename.`);
   }
-  const typename = (value as { __typename?: unknown }).__typename;
-  if (typeof typename !== 'string') {
-    return new BadUserInputError(`Representation ${index} has no __typename.`);
-  }
+  const typename: unknown = (value as { __typename?: unknown }).__typename;
+  if (typeof typename !== 'string') return new BadUserInputError(`Representation ${index} has no __typename.`);
   if (!entityTypes.has(typename)) {
     return new BadUserInputError(`Representation ${index} names a type this subgraph does not resolve.`);
   }
-  return value as Representation;
+  return value;
 }
 
 export function guardEntities(schema: GraphQLSchema): GraphQLSchema {
@@ -47,7 +43,7 @@ export function guardEntities(schema: GraphQLSchema): GraphQLSchema {
       );
     }
     const checked = representations.map((value, index) => checkRepresentation(value, index, entityTypes));
-    const valid = checked.filter((item): item is Representation => !(item instanceof Error));
+    const valid = checked.filter((item) => !(item instanceof Error));
     const resolved = resolveAll(source, { representations: valid }, context, info) as unknown[];
     // graphql-js reports an Error list item at its own path and nulls that item only.
     let next = 0;

@@ -1,7 +1,13 @@
 /** One file of an update session (spec 2.4): the upstream's snake_case FileInfo under the contract's camelCase names. */
-import type { FileInfo, TransferEndpoint } from '../../../upstream/content-library/schemas.js';
+import type {
+  FileInfo,
+  LocalizableMessage,
+  MessageParam,
+  MessageParamValue,
+  NestedMessage,
+  TransferEndpoint,
+} from '../../../upstream/content-library/schemas.js';
 import { builder } from '../builder.js';
-import { LocalizableMessageRef } from '../localizable-message.js';
 import {
   CHECKSUM_ALGORITHMS,
   TRANSFER_SOURCE_TYPES,
@@ -9,6 +15,8 @@ import {
   checksumAlgorithm,
   transferSourceType,
   transferStatus,
+  upstreamDateTime,
+  upstreamInt32,
   upstreamSafeInt,
   uriScheme,
 } from './values.js';
@@ -73,6 +81,62 @@ const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoin
       nullable: true,
       description: 'SHA-1 thumbprint of the remote certificate; when set, only that certificate is accepted (HTTPS only).',
     }),
+  }),
+});
+
+/**
+ * The vAPI localizable message (spec 2.5): a param's value may hold a nested message (`l`) whose
+ * params hold values again, to any depth; the client's selection decides how deep it reads.
+ */
+const NestedLocalizableMessageRef = builder.objectRef<NestedMessage>('NestedLocalizableMessage');
+const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam');
+const LocalizableMessageParamValueRef = builder.objectRef<MessageParamValue>('LocalizableMessageParamValue');
+const LocalizableMessageRef = builder.objectRef<LocalizableMessage>('LocalizableMessage');
+
+LocalizableMessageRef.implement({
+  description: 'A message with an id for translation, its English text and the values it refers to.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
+    defaultMessage: t.exposeString('default_message', { description: 'The message in English.' }),
+    localized: t.exposeString('localized', {
+      nullable: true,
+      description: 'The message in the requested language, when the server provides it.',
+    }),
+    args: t.exposeStringList('args', { description: 'Positional arguments of the message.' }),
+    params: t.expose('params', { type: [LocalizableMessageParamRef], description: 'Named arguments of the message.' }),
+  }),
+});
+
+NestedLocalizableMessageRef.implement({
+  description: 'A message used as a parameter value of another message.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
+    params: t.expose('params', { type: [LocalizableMessageParamRef], description: 'Named arguments of the message.' }),
+  }),
+});
+
+LocalizableMessageParamRef.implement({
+  description: 'One named argument of a message.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The name the message text refers to.' }),
+    value: t.expose('value', { type: LocalizableMessageParamValueRef, description: 'The value of the argument.' }),
+  }),
+});
+
+LocalizableMessageParamValueRef.implement({
+  description: 'The value of a message argument; the member that is set gives its kind.',
+  fields: (t) => ({
+    dt: t.field({ type: 'DateTime', nullable: true, description: 'A date-time value.', resolve: (v) => upstreamDateTime(v.dt) }),
+    s: t.exposeString('s', { nullable: true, description: 'A string value.' }),
+    d: t.exposeFloat('d', { nullable: true, description: 'A decimal value.' }),
+    precision: t.int({
+      nullable: true,
+      description: 'Digits after the decimal point when `d` is shown.',
+      resolve: (v) => upstreamInt32(v.precision),
+    }),
+    format: t.exposeString('format', { nullable: true, description: 'How to show the value, e.g. SHORT_DATE.' }),
+    i: t.field({ type: 'SafeInt', nullable: true, description: 'An integer value.', resolve: (v) => upstreamSafeInt(v.i) }),
+    l: t.expose('l', { type: NestedLocalizableMessageRef, nullable: true, description: 'A nested message.' }),
   }),
 });
 
