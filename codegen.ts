@@ -12,8 +12,7 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { introspectionFromSchema, printSchema } from 'graphql';
 import { clientSchemaOf } from './src/gateway/schema/client-schema.js';
-import { schema } from './src/gateway/schema/index.js';
-import { subgraphSdl } from './src/gateway/schema/federation-sdl.js';
+import { schema, subgraphSdl } from './src/gateway/schema/index.js';
 
 const clientSchema = clientSchemaOf(schema);
 

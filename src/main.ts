@@ -1,5 +1,6 @@
 /** The process: configuration, demo upstreams, the HTTP listener and a graceful shutdown. */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './lib/config.js';
 import { createGatewayServer } from './server/http-server.js';
@@ -20,32 +21,14 @@ function readConfig(): Config {
   }
 }
 
+const NOT_AN_ADDRESS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EINVAL']);
+
 /** Why a listener could not start, naming the variable to change. */
 function listenProblem(error: NodeJS.ErrnoException, portVariable: string, port: number, host: string): string {
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return `${portVariable}: port ${port} on ${host} is already in use`;
-    case 'EACCES':
-      return `${portVariable}: no permission to listen on port ${port}`;
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_FAIL':
-    case 'EINVAL':
-      return `HOST: cannot listen on "${host}" (${error.code}): not an address of this machine`;
-    default:
-      return `${portVariable}/HOST: cannot listen on ${host}:${port} (${error.code ?? error.message})`;
-  }
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
+  if (error.code === 'EADDRINUSE') return `${portVariable}: port ${port} on ${host} is already in use`;
+  if (error.code === 'EACCES') return `${portVariable}: no permission to listen on port ${port}`;
+  if (NOT_AN_ADDRESS.has(error.code ?? '')) return `HOST: cannot listen on "${host}" (${error.code}): not an address of this machine`;
+  return `${portVariable}/HOST: cannot listen on ${host}:${port} (${error.code ?? error.message})`;
 }
 
 async function main() {
@@ -55,12 +38,10 @@ async function main() {
   installLastResort(log, process, (code) => process.exit(code));
 
   let draining = false;
-  // The listener binds while the gateway's modules load, so a taken port or an address not of this
-  // machine is refused at once; a request that arrives before the gateway is built waits for it.
+  // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once; early requests wait.
   type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
   let gatewayBuilt!: (serve: Serve) => void;
   const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
-  // Connections, request timeouts and body bytes in flight are bounded there (src/server/http-server.ts).
   const { server, registerMetrics, watchWebSocket, memoryBudget } = createGatewayServer(
     (request, response) => {
       // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.
@@ -70,8 +51,9 @@ async function main() {
     { ...config.connections, maxRequestBytes: config.maxRequestBytes },
     log,
   );
-  const listening = listen(server, config.port, config.host).catch((error: NodeJS.ErrnoException) =>
-    refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`),
+  const listening = once(server.listen(config.port, config.host), 'listening').then(
+    () => server.address() as AddressInfo,
+    (error: NodeJS.ErrnoException) => refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`),
   );
   let closeSimulator = async () => {};
   let exampleSessionIds: ExampleSessionIds | undefined;
@@ -92,7 +74,7 @@ async function main() {
     );
   }
 
-  // Loaded only once the configuration is accepted: a refusal answers in a fraction of the start-up time.
+  // Loaded once the configuration is accepted, so that a refusal answers fast.
   const [
     { exampleOperations },
     { createMetrics },

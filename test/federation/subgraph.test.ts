@@ -6,7 +6,7 @@
 import { composeServices, compositionHasErrors } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { subgraphSdl } from '../../src/gateway/schema/federation-sdl.js';
+import { subgraphSdl } from '../../src/gateway/schema/index.js';
 import { MISSING_SESSION_ID, SESSION_IDS, UPDATE_SESSIONS } from '../../simulator/content-library-data.js';
 import {
   DEPLOYMENTS_SDL,

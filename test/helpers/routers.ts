@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { composeServices, compositionHasErrors } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import type { Tracing } from '../../src/gateway/plugins/observability/tracing.js';
-import { subgraphSdl } from '../../src/gateway/schema/federation-sdl.js';
+import { subgraphSdl } from '../../src/gateway/schema/index.js';
 import { MISSING_SESSION_ID, SESSION_IDS } from '../../simulator/index.js';
 import { DEPLOYMENTS_SDL, deploymentsSubgraph, listen, type Listening } from './federation.js';
 import { startTestGateway, type TestGateway } from './gateway.js';

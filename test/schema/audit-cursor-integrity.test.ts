@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/lib/errors.js';
 import { decodeCursor, encodeCursor } from '../../src/audit/paging/cursor.js';
-import type { AuditScope } from '../../src/audit/paging/scope.js';
+import type { AuditScope } from '../../src/audit/paging/cursor.js';
 import { fetchPage, HOUR, UUID_PAGE_QUERY, type GqlFilter } from '../helpers/audit.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { cutsAndChanges } from '../helpers/text-variants.js';

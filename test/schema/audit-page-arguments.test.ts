@@ -2,29 +2,34 @@
 import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/lib/errors.js';
 import { encodeCursor } from '../../src/audit/paging/cursor.js';
-import { parsePageRequest } from '../../src/audit/paging/page-request.js';
-import { authMethodLabels, booleanValue } from '../../src/gateway/schema/audit/record-values.js';
-import type { AuditScope } from '../../src/audit/paging/scope.js';
+import { planPage } from '../../src/audit/paging/page.js';
+import { authMethodLabels, booleanValue } from '../../src/gateway/schema/audit/record-types.js';
+import type { AuditScope } from '../../src/audit/paging/cursor.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 10, 15, 30, 123);
 const scope: AuditScope = { fromMillis: NOW - 72 * HOUR, toMillis: NOW, pinnedAt: NOW, objectType: null, action: null };
 const cursor = (offset: number, s: AuditScope = scope) => encodeCursor({ offset, scope: s });
 
-const parse = (args: Parameters<typeof parsePageRequest>[0]) => () => parsePageRequest(args, NOW);
+const parse = (args: Parameters<typeof planPage>[0]) => () => planPage(args, NOW);
+/** The positions a page reads: a run from `offset`, or a tail found by probing. */
+const reads = (args: Parameters<typeof planPage>[0]) => {
+  const plan = planPage(args, NOW);
+  return plan.needsProbe ? { tailAfter: plan.knownRow } : { offset: plan.offset, size: plan.size, limit: plan.limit };
+};
 /** A BAD_USER_INPUT with exactly this message (and these other fields). */
 const refused = (message: string, fields: Record<string, unknown> = {}) =>
   expect.objectContaining({ name: BadUserInputError.name, code: 'BAD_USER_INPUT', message, ...fields });
 
 describe('page sizes and directions', () => {
   it('reads a null size as no size', () => {
-    expect(parsePageRequest({ first: null, last: 5 }, NOW)).toMatchObject({ direction: 'backward', size: 5 });
-    expect(parsePageRequest({ first: 5, last: null }, NOW)).toMatchObject({ direction: 'forward', size: 5 });
+    expect(reads({ first: null, last: 5 })).toEqual({ tailAfter: -1 });
+    expect(reads({ first: 5, last: null })).toEqual({ offset: 0, size: 5, limit: 6 });
   });
 
   it('pages forward with `first` and `before`, and between two cursors without a size', () => {
-    expect(parsePageRequest({ first: 3, before: cursor(9) }, NOW)).toMatchObject({ lo: 0, hi: 9, direction: 'forward', size: 3 });
-    expect(parsePageRequest({ after: cursor(2), before: cursor(9) }, NOW)).toMatchObject({ lo: 3, hi: 9, direction: 'forward', size: 50 });
+    expect(reads({ first: 3, before: cursor(9) })).toEqual({ offset: 0, size: 3, limit: 4 });
+    expect(reads({ after: cursor(2), before: cursor(9) })).toEqual({ offset: 3, size: 6, limit: 7 });
   });
 
   it('names the argument and the value it refused in the log detail', () => {
@@ -48,8 +53,8 @@ describe('cursor pairs', () => {
 
 describe('filter bounds', () => {
   it('takes an objectType of 1 to 100 characters', () => {
-    expect(parsePageRequest({ filter: { objectType: 'x'.repeat(100) } }, NOW).scope.objectType).toBe('x'.repeat(100));
-    expect(parsePageRequest({ filter: { objectType: 'x' } }, NOW).scope.objectType).toBe('x');
+    expect(planPage({ filter: { objectType: 'x'.repeat(100) } }, NOW).scope.objectType).toBe('x'.repeat(100));
+    expect(planPage({ filter: { objectType: 'x' } }, NOW).scope.objectType).toBe('x');
     for (const objectType of ['', 'x'.repeat(101)]) {
       expect(parse({ filter: { objectType } })).toThrow(refused('`filter.objectType` must have 1 to 100 characters.'));
     }
@@ -57,7 +62,7 @@ describe('filter bounds', () => {
 
   it('takes a window of one instant', () => {
     const at = new Date(NOW - HOUR);
-    expect(parsePageRequest({ filter: { from: at, to: at } }, NOW).scope).toMatchObject({
+    expect(planPage({ filter: { from: at, to: at } }, NOW).scope).toMatchObject({
       fromMillis: NOW - HOUR,
       toMillis: NOW - HOUR,
     });

@@ -4,9 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveAuditConnection, type AuditConnectionResult } from '../../src/gateway/schema/audit/connection.js';
-import type { AuditConnectionArgs } from '../../src/audit/paging/page-request.js';
-import { locateWindowEnd } from '../../src/audit/paging/window-end.js';
+import { resolveAuditConnection } from '../../src/gateway/schema/audit-events.js';
+import type { AuditConnectionResult } from '../../src/gateway/schema/audit/connection-types.js';
+import type { AuditConnectionArgs } from '../../src/audit/paging/page.js';
+import { locateWindowEnd } from '../../src/audit/paging/window.js';
 import { fakeAudit, fakeInfo, type FakeAudit } from '../helpers/audit-fake-upstream.js';
 
 const page = (audit: FakeAudit, args: AuditConnectionArgs) => resolveAuditConnection(args, audit.context(), fakeInfo);

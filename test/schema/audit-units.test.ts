@@ -4,10 +4,9 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BadUserInputError } from '../../src/lib/errors.js';
 import { cursorEncoder, decodeCursor, encodeCursor } from '../../src/audit/paging/cursor.js';
-import { parsePageRequest } from '../../src/audit/paging/page-request.js';
-import { planPage, tailSlack, type PagePlan, type ReadPlan } from '../../src/audit/paging/plan.js';
-import { authMethodLabels, booleanValue, stringValue } from '../../src/gateway/schema/audit/record-values.js';
-import type { AuditScope } from '../../src/audit/paging/scope.js';
+import { planPage, type PagePlan, type ReadPlan } from '../../src/audit/paging/page.js';
+import { authMethodLabels, booleanValue, stringValue } from '../../src/gateway/schema/audit/record-types.js';
+import type { AuditScope } from '../../src/audit/paging/cursor.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 10, 15, 30, 123);
@@ -209,12 +208,21 @@ describe('cursor windows', () => {
 
 describe('paging plan', () => {
   it('reads slack rows past a tail page rather than probe on: at least 32, at most what one call has left', () => {
-    expect([1, 31, 32, 50, 2500, 4000, 4968, 4990, 5000].map(tailSlack)).toEqual([32, 32, 32, 50, 2500, 1000, 32, 32, 32]);
+    const slack = (last: number) => (planPage({ last }, NOW) as { slack?: number }).slack;
+    expect([1, 31, 32, 50, 2500, 4000, 4968, 4990, 5000].map(slack)).toEqual([32, 32, 32, 50, 2500, 1000, 32, 32, 32]);
   });
 
+  /** The page of `size` records just past position lo - 1 (forward) or just before hi (backward). */
   const plan = (lo: number, hi: number | undefined, direction: 'forward' | 'backward', size: number) =>
-    planPage({ scope, lo, hi, direction, size });
-  const reads = (p: PagePlan) => {
+    planPage(
+      {
+        ...(lo > 0 ? { after: encodeCursor({ offset: lo - 1, scope }) } : {}),
+        ...(hi === undefined ? {} : { before: encodeCursor({ offset: hi, scope }) }),
+        ...(direction === 'forward' ? { first: size } : { last: size }),
+      },
+      NOW,
+    );
+  const reads = (p: PagePlan | ReadPlan) => {
     if (p.needsProbe) throw new Error('a probe plan reads nothing yet');
     return { offset: p.offset, limit: p.limit, size: p.size };
   };
@@ -256,7 +264,7 @@ describe('paging plan', () => {
 
   it('plans a tail page (`last` without `before`) as probes past the `after` record, then one read', () => {
     const tail = plan(10, undefined, 'backward', 5);
-    expect(tail).toMatchObject({ needsProbe: true, offset: 10, size: 5, knownRow: 9, slack: 32 });
+    expect(tail).toMatchObject({ needsProbe: true, knownRow: 9, slack: 32, scope });
     expect(plan(0, undefined, 'backward', 5)).toMatchObject({ needsProbe: true, knownRow: -1 });
     if (!tail.needsProbe) throw new Error('expected a probe plan');
     // The window has 40 to 60 rows: read from the earliest start (35) up to 60.
@@ -279,33 +287,33 @@ describe('page request', () => {
   const cursor = (offset: number, s: AuditScope = scope) => encodeCursor({ offset, scope: s });
 
   it('defaults: first 50, to = now (pinned), from = 72 h before to', () => {
-    expect(parsePageRequest({}, NOW)).toEqual({
+    expect(planPage({}, NOW)).toMatchObject({
       scope: { fromMillis: NOW - 72 * HOUR, toMillis: NOW, pinnedAt: NOW, objectType: null, action: null },
-      lo: 0,
-      hi: undefined,
-      direction: 'forward',
+      offset: 0,
+      limit: 51,
       size: 50,
     });
   });
 
   it('caps `to` at the pin, so later events stay out of the window', () => {
-    const r = parsePageRequest({ filter: { to: new Date(NOW + HOUR) } }, NOW);
+    const r = planPage({ filter: { to: new Date(NOW + HOUR) } }, NOW);
     expect(r.scope.toMillis).toBe(NOW);
     expect(r.scope.fromMillis).toBe(NOW - 72 * HOUR);
   });
 
-  it('maps cursors to positions: after -> lo, before -> hi; before alone pages backward', () => {
-    expect(parsePageRequest({ after: cursor(9), first: 5 }, NOW + HOUR)).toMatchObject({ lo: 10, hi: undefined, direction: 'forward', size: 5 });
-    expect(parsePageRequest({ before: cursor(9) }, NOW)).toMatchObject({ lo: 0, hi: 9, direction: 'backward', size: 50 });
-    expect(parsePageRequest({ after: cursor(2), before: cursor(9), last: 3 }, NOW)).toMatchObject({ lo: 3, hi: 9 });
+  it('maps cursors to positions: the page starts past `after` and ends before `before`; before alone pages backward', () => {
+    expect(planPage({ after: cursor(9), first: 5 }, NOW + HOUR)).toMatchObject({ offset: 10, limit: 6, size: 5 });
+    expect(planPage({ before: cursor(9) }, NOW)).toMatchObject({ offset: 0, limit: 10, size: 9 });
+    expect(planPage({ before: cursor(60) }, NOW)).toMatchObject({ offset: 10, limit: 51, size: 50 });
+    expect(planPage({ after: cursor(2), before: cursor(9), last: 3 }, NOW)).toMatchObject({ offset: 6, limit: 4, size: 3 });
   });
 
   it('keeps the cursor scope (and its pin) on later pages, with the filter left out or repeated', () => {
     const later = NOW + 5 * HOUR;
-    expect(parsePageRequest({ after: cursor(0) }, later).scope).toEqual(scope);
-    expect(parsePageRequest({ after: cursor(0), filter: { objectType: 'LOGIN' } }, later).scope).toEqual(scope);
+    expect(planPage({ after: cursor(0) }, later).scope).toEqual(scope);
+    expect(planPage({ after: cursor(0), filter: { objectType: 'LOGIN' } }, later).scope).toEqual(scope);
     expect(
-      parsePageRequest({ after: cursor(0), filter: { objectType: 'LOGIN', to: new Date(NOW), from: new Date(NOW - 72 * HOUR) } }, later).scope,
+      planPage({ after: cursor(0), filter: { objectType: 'LOGIN', to: new Date(NOW), from: new Date(NOW - 72 * HOUR) } }, later).scope,
     ).toEqual(scope);
   });
 
@@ -320,20 +328,20 @@ describe('page request', () => {
     ['empty objectType', { filter: { objectType: '' } }, 'objectType'],
     ['malformed after', { after: 'nope!' }, '`after` is not a valid'],
   ])('rejects %s', (_name, args, message) => {
-    expect(() => parsePageRequest(args, NOW)).toThrow(badInput(message));
+    expect(() => planPage(args, NOW)).toThrow(badInput(message));
   });
 
   it('rejects a cursor used with a different filter', () => {
-    expect(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LAUNCH' } }, NOW)).toThrow(badInput('different filter'));
-    expect(() => parsePageRequest({ after: cursor(3), filter: {} }, NOW)).toThrow(badInput('different filter'));
-    expect(() => parsePageRequest({ after: cursor(3), filter: { objectType: 'LOGIN', action: 'Update' } }, NOW)).toThrow(badInput('different filter'));
-    expect(() => parsePageRequest({ before: cursor(3), filter: { objectType: 'LOGIN', from: new Date(NOW - HOUR) } }, NOW)).toThrow(badInput('different filter'));
+    expect(() => planPage({ after: cursor(3), filter: { objectType: 'LAUNCH' } }, NOW)).toThrow(badInput('different filter'));
+    expect(() => planPage({ after: cursor(3), filter: {} }, NOW)).toThrow(badInput('different filter'));
+    expect(() => planPage({ after: cursor(3), filter: { objectType: 'LOGIN', action: 'Update' } }, NOW)).toThrow(badInput('different filter'));
+    expect(() => planPage({ before: cursor(3), filter: { objectType: 'LOGIN', from: new Date(NOW - HOUR) } }, NOW)).toThrow(badInput('different filter'));
   });
 
   it('rejects after/before from different connections or in the wrong order', () => {
     const other = { ...scope, objectType: 'LAUNCH' };
-    expect(() => parsePageRequest({ after: cursor(1), before: cursor(5, other) }, NOW)).toThrow(badInput('different auditEvents connections'));
-    expect(() => parsePageRequest({ after: cursor(5), before: cursor(5) }, NOW)).toThrow(badInput('newer record'));
+    expect(() => planPage({ after: cursor(1), before: cursor(5, other) }, NOW)).toThrow(badInput('different auditEvents connections'));
+    expect(() => planPage({ after: cursor(5), before: cursor(5) }, NOW)).toThrow(badInput('newer record'));
   });
 });
 

@@ -1,7 +1,7 @@
 /** The window end search as the upstream sees it: which positions it is asked for, and when it gives up. */
 import { describe, expect, it } from 'vitest';
 import { MAX_OFFSET } from '../../src/audit/paging/limits.js';
-import { locateWindowEnd, type ProbeRound } from '../../src/audit/paging/window-end.js';
+import { locateWindowEnd, type ProbeRound } from '../../src/audit/paging/window.js';
 
 /** A window of `size` rows; every probed position is recorded. */
 function windowOf(size: number) {

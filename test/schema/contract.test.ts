@@ -16,8 +16,7 @@ import {
   type GraphQLNamedType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { subgraphSdl } from '../../src/gateway/schema/federation-sdl.js';
-import { schema } from '../../src/gateway/schema/index.js';
+import { schema, subgraphSdl } from '../../src/gateway/schema/index.js';
 
 const FEDERATION_KEY = 'directive @key(fields: String!, resolvable: Boolean = true) repeatable on OBJECT | INTERFACE\n';
 const CONTRACT = buildSchema(FEDERATION_KEY + readFileSync(new URL('../fixtures/contract.graphql', import.meta.url), 'utf8'));

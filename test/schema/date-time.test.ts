@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { GraphQLError, Kind } from 'graphql';
 import { DateTimeResolver } from 'graphql-scalars';
 import { describe, expect, it } from 'vitest';
-import { DateTimeScalar } from '../../src/gateway/schema/date-time.js';
+import { DateTimeScalar } from '../../src/gateway/schema/builder.js';
 
 /** What a client reads: the value as JSON, or the error the serializer raised. */
 function asJson(serialize: (value: unknown) => unknown, value: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * The guard around federation `_entities` (src/gateway/schema/entities.ts), over a small subgraph built in
+ * The guard around federation `_entities` (src/gateway/schema/compat/entities.ts), over a small subgraph built in
  * each test: bad representations fail at their own index and are never loaded, the good ones resolve
  * in order, and a request's representations are counted over all its `_entities` fields. Through the
  * whole gateway: test/hardening/entities.test.ts.
@@ -7,10 +7,10 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { buildSchema, graphql, GraphQLSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { guardEntities, MAX_REPRESENTATIONS } from '../../src/gateway/schema/entities.js';
+import { guardEntities, MAX_REPRESENTATIONS } from '../../src/gateway/schema/compat/entities.js';
 
 /** A subgraph of two entity types; `loaded` records every reference its resolvers were asked for. */
-function subgraph() {
+function subgraph(guarded = true) {
   const loaded: unknown[] = [];
   const schema = buildSubgraphSchema({
     typeDefs: parse(/* GraphQL */ `
@@ -34,7 +34,7 @@ function subgraph() {
       },
     },
   });
-  return { schema: guardEntities(schema), loaded };
+  return { schema: guarded ? guardEntities(schema) : schema, loaded };
 }
 
 const ENTITIES = /* GraphQL */ `
@@ -168,5 +168,15 @@ describe('_entities', () => {
     expect((await graphql({ schema: plain, source: '{ _entities }' })).data).toEqual({ _entities: ['kept'] });
     const none = buildSchema('type Query { x: String }');
     expect(guardEntities(none)).toBe(none);
+  });
+});
+
+describe('@apollo/subgraph alone, whose behaviour the guard corrects (it can go when this fails)', () => {
+  it('fails the whole `_entities` list on one unknown __typename, after loading the representations before it', async () => {
+    const { schema, loaded } = subgraph(false);
+    const result = await run(schema, ENTITIES, { r: [thing('a'), { __typename: 'Nope', id: 'x' }, thing('c')] });
+    expect(result.data).toBeNull();
+    expect(result.errors).toEqual([expect.objectContaining({ path: ['_entities'] })]);
+    expect(loaded).toEqual([thing('a')]);
   });
 });

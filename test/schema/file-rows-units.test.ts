@@ -1,5 +1,5 @@
 /**
- * Update session files the upstream layer could not read (src/gateway/schema/update-sessions/file-rows.ts),
+ * Update session files the upstream layer could not read (src/gateway/schema/update-sessions.ts),
  * in a Yoga of its own with the row-error plugin: the readable files keep their order, and each
  * unreadable one is an UPSTREAM_INVALID_RESPONSE entry at the list's path naming its position in the
  * upstream's list, at most 50 entries a list and one more that sums up the rest. Over HTTP through
@@ -9,7 +9,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useRowErrors } from '../../src/gateway/plugins/execution/audit-row-errors.js';
-import { MAX_FILE_ERRORS_PER_LIST, readableFiles } from '../../src/gateway/schema/update-sessions/file-rows.js';
+import { readableFiles } from '../../src/gateway/schema/update-sessions.js';
+import { MAX_ROW_ERRORS_PER_LIST as MAX_FILE_ERRORS_PER_LIST } from '../../src/gateway/schema/row-errors.js';
 import type { FileInfo } from '../../src/upstream/content-library/schemas.js';
 import type { UpdateSessionFileRow } from '../../src/upstream/types.js';
 

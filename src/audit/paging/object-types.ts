@@ -1,7 +1,6 @@
 /**
- * The upstream objectTypes the gateway has a record type for, and the check that catches one of
- * them spelt in another case: the upstream matches objectType case-sensitively, so `login` would
- * silently match nothing. Other values pass through: the upstream may know types the gateway does not.
+ * The upstream objectTypes that have a record type, and the check for one spelt in another case: the
+ * upstream matches case-sensitively, so `login` would match nothing. Other values pass through.
  */
 import { BadUserInputError } from '../../lib/errors.js';
 

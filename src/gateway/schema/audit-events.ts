@@ -1,13 +1,26 @@
 /**
  * Query.auditEvents: audit records, newest first, as a Relay connection over the audit report.
- * The parts live in ./audit/: cursor codec, argument checks, paging plan, window-end search,
- * upstream reads and the record types.
+ * The paging algorithm is src/audit/paging/; ./audit/ holds the connection's and the records' types.
  */
+import { createContextCache } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { GatewayContext } from '../context.js';
+import { ErrorCode } from '../../lib/errors.js';
+import { cursorEncoder } from '../../audit/paging/cursor.js';
+import { planPage, readPage, type AuditConnectionArgs } from '../../audit/paging/page.js';
+import { countWindow, windowReader } from '../../audit/paging/window.js';
 import { builder } from './builder.js';
-import { resolveAuditConnection } from './audit/connection.js';
-import { AuditEventFilterInput, AuditWindowRef } from './audit/connection-types.js';
+import { reportRowErrors } from './row-errors.js';
+import {
+  AuditEventFilterInput,
+  AuditWindowRef,
+  edgesOf,
+  pageInfoOf,
+  type AuditConnectionResult,
+  type UnreadableRow,
+} from './audit/connection-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
-import { countWindow } from './audit/total-count.js';
+import { FIRST_CHUNK_ROWS, streamedConnection, streamsEdges } from './audit/streamed-page.js';
 
 builder.queryField('auditEvents', (t) =>
   t.connection(
@@ -39,7 +52,7 @@ builder.queryField('auditEvents', (t) =>
         totalCount: c.int({
           description:
             'Exact number of records in the pinned window and filter. The upstream has no count: the gateway finds it with one-row probes, and only when this field is selected.',
-          resolve: (connection, _args, context) => countWindow(context, connection.scope, connection.size),
+          resolve: (connection) => connection.totalCount(),
         }),
       }),
     },
@@ -50,3 +63,50 @@ builder.queryField('auditEvents', (t) =>
     },
   ),
 );
+
+/**
+ * One "now" per GraphQL request: first pages of several aliases pin the same window, so their
+ * identical upstream calls are made once (the loader dedupes by query).
+ */
+const requestTime = createContextCache((_context: GatewayContext) => Date.now());
+
+export async function resolveAuditConnection(
+  args: AuditConnectionArgs,
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+): Promise<AuditConnectionResult> {
+  const plan = planPage(args, requestTime(context));
+  const reader = windowReader((query) => context.loaders.auditReport.load(query), plan.scope);
+  const cursorAt = cursorEncoder(plan.scope);
+  const window = { from: plan.scope.fromMillis, to: plan.scope.toMillis };
+  const report = (rows: readonly UnreadableRow[]) => reportUnreadable(context, info, rows);
+  if (!plan.needsProbe && plan.size > FIRST_CHUNK_ROWS && streamsEdges(info)) {
+    const page = streamedConnection(reader, cursorAt, plan.offset, plan.offset + plan.size, report);
+    return { ...page, window, totalCount: () => countWindow(reader, page.windowSize) };
+  }
+  const page = await readPage(plan, reader);
+  const unreadable: UnreadableRow[] = [];
+  const edges = edgesOf(page.rows, page.start, cursorAt, unreadable);
+  if (unreadable.length > 0) report(unreadable);
+  return {
+    edges,
+    pageInfo: pageInfoOf(page.start, page.count, page.hasNextPage, cursorAt),
+    window,
+    totalCount: () => countWindow(reader, page.windowSize),
+  };
+}
+
+/** The reasons go to the log, with the request id, never to the client. */
+function reportUnreadable(context: GatewayContext, info: GraphQLResolveInfo, rows: readonly UnreadableRow[]): void {
+  context.log.warn(
+    { code: ErrorCode.UPSTREAM_INVALID_RESPONSE, service: 'identity', positions: rows.slice(0, 20), unreadable: rows.length },
+    'auditEvents: rows left out of the page because their records could not be read',
+  );
+  reportRowErrors(
+    context,
+    info,
+    rows.map((row) => row.position),
+    (position) => `Audit record at position ${position} of the window could not be read.`,
+    (count, from, to) => `${count} more audit records of this page (positions ${from} to ${to} of the window) could not be read.`,
+  );
+}

@@ -3,9 +3,21 @@ import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
-import { JSONResolver, SafeIntResolver } from 'graphql-scalars';
+import { GraphQLScalarType } from 'graphql';
+import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
-import { DateTimeScalar } from './date-time.js';
+
+/**
+ * graphql-scalars' DateTime, whose serializer hands back a Date for JSON.stringify to convert: the
+ * ISO text of a valid Date or epoch ms is written here directly, the same text; the rest is its.
+ */
+export const DateTimeScalar = new GraphQLScalarType({
+  ...DateTimeResolver.toConfig(),
+  serialize: (value) => {
+    const date = typeof value === 'number' ? new Date(value) : value;
+    return date instanceof Date && !Number.isNaN(date.getTime()) ? date.toISOString() : DateTimeResolver.serialize(value);
+  },
+});
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -21,7 +33,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    // The contract's PageInfo has no `node`/`nodes` root fields; ids are upstream ids, not global ids.
+    // Ids are upstream ids, not global ids: no `node`/`nodes` root fields.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
     // Other Relay subgraphs define PageInfo too; composition needs it shareable.

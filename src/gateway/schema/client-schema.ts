@@ -1,8 +1,7 @@
 /**
- * The schema as clients see it: the gateway's schema without the federation internals a router
- * uses (`_entities`, `_service`, `_Any`, `_Entity`, `_Service`), with the `@defer` and `@stream`
- * directives the gateway executes (so client tooling validates documents that use them).
- * Codegen writes it to schema/schema.graphql; schema/subgraph.graphql keeps the internals for routers.
+ * The schema as clients see it: without the federation internals a router uses (`_entities`,
+ * `_service`, `_Any`, `_Entity`, `_Service`), with the `@defer` and `@stream` directives the gateway
+ * executes, so client tooling validates documents that use them. Codegen writes it to schema/schema.graphql.
  */
 import {
   DirectiveLocation,
@@ -16,9 +15,6 @@ import {
   lexicographicSortSchema,
 } from 'graphql';
 
-const FEDERATION_ROOT_FIELDS = new Set(['_entities', '_service']);
-const FEDERATION_TYPES = new Set(['_Any', '_Entity', '_Service']);
-
 const ifArgument = (what: string) => ({
   type: new GraphQLNonNull(GraphQLBoolean),
   defaultValue: true,
@@ -30,7 +26,7 @@ const labelArgument = {
 };
 
 /** Same names, locations and arguments as the executor's (@graphql-tools/utils). */
-export const deferDirective = new GraphQLDirective({
+const deferDirective = new GraphQLDirective({
   name: 'defer',
   description: 'Delivers this fragment in a later part of an incremental (multipart/mixed or SSE) response.',
   locations: [DirectiveLocation.FRAGMENT_SPREAD, DirectiveLocation.INLINE_FRAGMENT],
@@ -48,26 +44,18 @@ export const streamDirective = new GraphQLDirective({
   },
 });
 
+/** Federation's names all start with one underscore; GraphQL's own (`__`) are not in the config. */
+const isClientName = (name: string) => !name.startsWith('_');
+
 export function clientSchemaOf(schema: GraphQLSchema): GraphQLSchema {
   const config = schema.toConfig();
-  const query = schema.getQueryType();
-  if (!query) throw new Error('The schema has no Query type.');
-  const queryConfig = query.toConfig();
-  const clientQuery = new GraphQLObjectType({
+  const queryConfig = schema.getQueryType()!.toConfig();
+  const query = new GraphQLObjectType({
     ...queryConfig,
-    fields: Object.fromEntries(Object.entries(queryConfig.fields).filter(([name]) => !FEDERATION_ROOT_FIELDS.has(name))),
+    fields: Object.fromEntries(Object.entries(queryConfig.fields).filter(([name]) => isClientName(name))),
   });
-  const types = config.types
-    .filter((type) => !FEDERATION_TYPES.has(type.name))
-    .map((type) => (type === query ? clientQuery : type));
-  const known = new Set(config.directives.map((directive) => directive.name));
+  const types = config.types.filter((type) => isClientName(type.name) && type.name !== query.name);
   return lexicographicSortSchema(
-    new GraphQLSchema({
-      ...config,
-      query: clientQuery,
-      types,
-      directives: [...config.directives, ...[deferDirective, streamDirective].filter((d) => !known.has(d.name))],
-      extensions: {},
-    }),
+    new GraphQLSchema({ ...config, query, types, directives: [...config.directives, deferDirective, streamDirective], extensions: {} }),
   );
 }

@@ -1,8 +1,9 @@
-/** Imports every domain, then builds the schema. Nothing else lives here. */
+/** Imports every domain, then builds the schema. */
+import { printSubgraphSchema } from '@apollo/subgraph';
 import { builder } from './builder.js';
 import './audit-events.js';
 import './update-sessions.js';
-import { guardEntities } from './entities.js';
+import { guardEntities } from './compat/entities.js';
 import './live-audit.js';
 
 export const schema = guardEntities(
@@ -11,3 +12,6 @@ export const schema = guardEntities(
     federationDirectives: ['@key', '@shareable'],
   }),
 );
+
+/** The Federation v2 subgraph SDL `_service { sdl }` serves, `@link` and `@key` kept, for composition tools. */
+export const subgraphSdl = () => `${printSubgraphSchema(schema).trimEnd()}\n`;

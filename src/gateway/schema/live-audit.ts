@@ -1,7 +1,4 @@
-/**
- * Subscription.auditEventAdded: live audit records, delivered exactly once, oldest first. The
- * streams come from src/audit/live (shared pollers per filter); this file only declares the types.
- */
+/** Subscription.auditEventAdded: the types; the streams come from src/audit/live (one poller per filter). */
 import { subscribeLive, type LiveItem } from '../../audit/live/index.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { builder } from './builder.js';

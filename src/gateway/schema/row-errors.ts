@@ -1,19 +1,33 @@
 /**
- * Row errors of auditEvents and of update session file lists: a page or list with an unreadable
- * row still comes back, and the row is an entry in `errors`. graphql-js lets a resolver return
- * data or throw, not both, so resolvers queue these errors in the request's context cache and
- * `useRowErrors()` (src/gateway/plugins/execution/audit-row-errors.ts) appends them to the result.
- * The entries are plain GraphQLErrors with a safe message and extensions.code, so error masking
- * leaves them as they are; the rows' reasons go to the log, never into the entries.
+ * A page or list with an unreadable row still comes back, the row an entry in `errors`. A resolver
+ * returns data or throws, not both: these wait in the request's context for `useRowErrors()`.
  */
 import { createContextCache } from '@pothos/core';
-import type { GraphQLError } from 'graphql';
+import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
+import { ErrorCode } from '../../lib/errors.js';
+
+export const MAX_ROW_ERRORS_PER_LIST = 50;
 
 const pendingRowErrors = createContextCache((): GraphQLError[] => []);
 
-/** Queues errors that belong in this request's `errors` without failing the field that found them. */
-export function reportRowErrors(context: object, errors: readonly GraphQLError[]): void {
-  if (errors.length > 0) pendingRowErrors(context).push(...errors);
+/** UPSTREAM_INVALID_RESPONSE entries, message and code only, so that masking passes them: the first 50, then one for the rest. */
+export function reportRowErrors(
+  context: object,
+  info: GraphQLResolveInfo,
+  positions: readonly number[],
+  one: (position: number) => string,
+  rest: (count: number, from: number, to: number) => string,
+): void {
+  const entry = (message: string) =>
+    new GraphQLError(message, {
+      nodes: info.fieldNodes,
+      path: responsePathAsArray(info.path),
+      extensions: { code: ErrorCode.UPSTREAM_INVALID_RESPONSE },
+    });
+  const errors = positions.slice(0, MAX_ROW_ERRORS_PER_LIST).map((position) => entry(one(position)));
+  const more = positions.slice(MAX_ROW_ERRORS_PER_LIST);
+  if (more.length > 0) errors.push(entry(rest(more.length, more[0]!, more.at(-1)!)));
+  pendingRowErrors(context).push(...errors);
 }
 
 /** The errors queued since the last call, now taken out of the queue (undefined: none). */

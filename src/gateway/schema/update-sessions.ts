@@ -1,32 +1,43 @@
 /**
- * Update sessions of the content library: `updateSessionFiles`, `updateSession`, and the
- * `UpdateSession` federation entity. Every path to the upstream (both Query fields and
- * `_entities`) goes through `context.loaders.updateSessionFiles`, so one session asked for many
- * times in one request (aliases, representations) is one upstream call. A file that could not be
- * read is left out with an error at its position (update-sessions/file-rows.ts).
+ * Update sessions of the content library: `updateSessionFiles`, `updateSession` and the
+ * `UpdateSession` entity. Every path to the upstream goes through `context.loaders.updateSessionFiles`,
+ * so one session asked for many times in one request (aliases, representations) is one upstream call.
  */
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import type { FileInfo } from '../../upstream/content-library/schemas.js';
 import type { UpdateSessionFileRow } from '../../upstream/types.js';
 import { builder } from './builder.js';
-import { readableFiles } from './update-sessions/file-rows.js';
+import { reportRowErrors } from './row-errors.js';
 import { UpdateSessionFileRef } from './update-sessions/file-types.js';
 import { requireSessionId } from './update-sessions/values.js';
 
-interface UpdateSession {
-  readonly id: string;
-  readonly files: readonly UpdateSessionFileRow[];
-}
-
 /**
- * Rejects with NOT_FOUND for an unknown session (the loader's UpstreamError), which GraphQL turns
- * into null plus an error entry on the asking field or entity.
+ * A file the upstream layer could not read (and logged) is left out: in `[UpdateSessionFile!]` a null
+ * would null every file. Its entry names its position in the upstream's list, not an index in the path.
  */
-async function loadUpdateSession(id: string, context: GatewayContext): Promise<UpdateSession> {
-  const files = await context.loaders.updateSessionFiles.load(id);
-  return { id, files };
+export function readableFiles(rows: readonly UpdateSessionFileRow[], context: object, info: GraphQLResolveInfo): FileInfo[] {
+  const files: FileInfo[] = [];
+  const unreadable: number[] = [];
+  rows.forEach((row, position) => (row.ok ? files.push(row.file) : unreadable.push(position)));
+  reportRowErrors(
+    context,
+    info,
+    unreadable,
+    (position) => `The update session file at position ${position} of the upstream's list could not be read; it is left out.`,
+    (count, from, to) =>
+      `${count} more update session files (positions ${from} to ${to} of the upstream's list) could not be read; they are left out.`,
+  );
+  return files;
 }
 
-export const UpdateSessionRef = builder.objectRef<UpdateSession>('UpdateSession').implement({
+/** An unknown session rejects with NOT_FOUND: null and an error entry on the asking field or entity. */
+const loadUpdateSession = async (id: string, context: GatewayContext) => ({
+  id,
+  files: await context.loaders.updateSessionFiles.load(id),
+});
+
+const UpdateSessionRef = builder.objectRef<Awaited<ReturnType<typeof loadUpdateSession>>>('UpdateSession').implement({
   description: 'Federation entity: other subgraphs may reference an update session by id.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The update session id of the content library.' }),

@@ -1,6 +1,64 @@
-/** The filter input, the action enum and the window type of the auditEvents connection. */
+/** The auditEvents connection's types: filter input, action enum, window, and what a page resolves to. */
+import type { PageInfoShape } from '@pothos/plugin-relay';
+import type { AuditRecord } from '../../../upstream/identity/schemas.js';
+import type { AuditRowResult } from '../../../upstream/types.js';
 import { builder } from '../builder.js';
-import type { AuditWindowShape } from './connection-result.js';
+
+export interface AuditEdge {
+  readonly cursor: string;
+  readonly node: AuditRecord;
+}
+
+export interface AuditConnectionResult {
+  readonly edges: AuditEdge[];
+  readonly pageInfo: PageInfoShape;
+  readonly window: { readonly from: number; readonly to: number };
+  /** Counted only when selected. */
+  readonly totalCount: () => Promise<number>;
+}
+
+export interface UnreadableRow {
+  readonly position: number;
+  readonly reason: string;
+}
+
+/** The cursor is encoded only when a client selects it: a 5000-row listing rarely does. */
+class PositionedEdge implements AuditEdge {
+  constructor(
+    readonly node: AuditRecord,
+    private readonly position: number,
+    private readonly cursorAt: (position: number) => string,
+  ) {}
+
+  get cursor(): string {
+    return this.cursorAt(this.position);
+  }
+}
+
+/** Edges of rows read from position `from`; an unreadable row is left out and added to `unreadable`. */
+export function edgesOf(
+  rows: readonly AuditRowResult[],
+  from: number,
+  cursorAt: (position: number) => string,
+  unreadable: UnreadableRow[],
+): AuditEdge[] {
+  const edges: AuditEdge[] = [];
+  rows.forEach((row, i) => {
+    if (row.ok) edges.push(new PositionedEdge(row.record, from + i, cursorAt));
+    else unreadable.push({ position: from + i, reason: row.reason });
+  });
+  return edges;
+}
+
+/** Cursors of the first and last positions even when unreadable: paging on never skips nor repeats a row. */
+export function pageInfoOf(start: number, count: number, hasNextPage: boolean, cursorAt: (position: number) => string): PageInfoShape {
+  return {
+    hasNextPage,
+    hasPreviousPage: start > 0,
+    startCursor: count > 0 ? cursorAt(start) : null,
+    endCursor: count > 0 ? cursorAt(start + count - 1) : null,
+  };
+}
 
 export const AuditActionEnum = builder.enumType('AuditAction', {
   description: 'The action filter; sent to the upstream in its own spelling (Create, Update, ...).',
@@ -29,7 +87,7 @@ export const AuditEventFilterInput = builder.inputType('AuditEventFilter', {
   }),
 });
 
-export const AuditWindowRef = builder.objectRef<AuditWindowShape>('AuditWindow').implement({
+export const AuditWindowRef = builder.objectRef<AuditConnectionResult['window']>('AuditWindow').implement({
   description: 'The time window (both ends included) every cursor of a connection is pinned to.',
   fields: (t) => ({
     from: t.expose('from', { type: 'DateTime', description: 'Oldest time included.' }),

@@ -1,15 +1,13 @@
 /**
- * The typed audit records: interface AuditRecord, one object type per known upstream objectType,
- * and the AuditEvent union over them. Every type's parent is the zod-parsed AuditRecord itself
- * (no per-row wrapper objects); fields read it directly.
+ * The typed audit records: interface AuditRecord, one object type per known upstream objectType and
+ * the AuditEvent union over them. Every type's parent is the zod-parsed record itself: no per-row objects.
  */
 import type { FieldMap } from '@pothos/core';
 import type { AuditRecord } from '../../../upstream/identity/schemas.js';
 import { builder } from '../builder.js';
 import { TYPE_NAME_BY_OBJECT_TYPE } from '../../../audit/paging/object-types.js';
-import { authMethodLabels, booleanValue, stringValue } from './record-values.js';
 
-export const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
+const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
   description: 'Whether a record reports a change to stored data or an action.',
   values: {
     AUDIT: { value: 'Audit', description: 'Changes to stored data (upstream `Audit`).' },
@@ -31,11 +29,11 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
 const isSystemEvent = (r: AuditRecord) =>
   r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
 
-export function auditEventTypeName(record: AuditRecord): string {
+function auditEventTypeName(record: AuditRecord): string {
   return TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
 }
 
-export const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
+const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
   description: 'The fields every audit record has.',
   resolveType: auditEventTypeName,
   fields: (t) => ({
@@ -74,6 +72,37 @@ export const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditReco
   }),
 });
 
+/** Readings of the type-dependent `values`: null (or an empty list) when a value is absent or of another type. */
+/** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean. */
+export function booleanValue(value: unknown): boolean | null {
+  if (typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
+  return text === 'true' ? true : text === 'false' ? false : null;
+}
+
+export const stringValue = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/**
+ * `values.authMethods` split into its labels. Labels are comma-delimited, but a label may hold
+ * commas inside its parentheses ("RSA SecurID (Token, PIN)"), so only top-level commas split.
+ */
+export function authMethodLabels(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  const labels: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (const { 0: c, index } of value.matchAll(/[(),]/g)) {
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0) {
+      labels.push(value.slice(from, index));
+      from = index + 1;
+    }
+  }
+  labels.push(value.slice(from));
+  return labels.map((label) => label.trim()).filter((label) => label.length > 0);
+}
+
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;
 
@@ -96,65 +125,42 @@ const valueSuccess = (t: RecordFields) =>
     resolve: (r) => booleanValue(r.values['success']),
   });
 
-function auditEventType(
-  name: string,
-  description: string,
-  fields: (t: RecordFields) => FieldMap = () => ({}),
-) {
-  return builder.objectRef<AuditRecord>(name).implement({ description, interfaces: [AuditRecordInterface], fields });
-}
-
-const LoginEvent = auditEventType('LoginEvent', 'objectType LOGIN: a sign-in attempt.', (t) => ({
-  success: valueSuccess(t),
-  authMethods: t.stringList({
-    description: 'values.authMethods split into its labels; empty when absent.',
-    resolve: (r) => authMethodLabels(r.values['authMethods']),
-  }),
-  deviceType: valueString(t, 'deviceType'),
-  actorExternalId: valueString(t, 'actorExternalId'),
-  failureMessage: valueString(t, 'failureMessage'),
-}));
-
-const LaunchEvent = auditEventType('LaunchEvent', 'objectType LAUNCH: an application launch.', (t) => ({
-  success: valueSuccess(t),
-  failureMessage: valueString(t, 'failureMessage'),
-  resourceType: valueString(t, 'resourceType'),
-}));
-
-const LoginErrorEvent = auditEventType(
-  'LoginErrorEvent',
-  'objectType LOGIN_ERROR: a login failure caused by configuration or a system error.',
-  (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
-);
-
-const LaunchErrorEvent = auditEventType(
-  'LaunchErrorEvent',
-  'objectType LAUNCH_ERROR: an invalid launch request, or a resource that could not be determined.',
-  (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
-);
-
-const GroupEvent = auditEventType('GroupEvent', 'objectType Group: group activity.');
-const AppEntitlementEvent = auditEventType(
-  'AppEntitlementEvent',
-  'objectType AppEntitlement: which applications are entitled to which groups and users.',
-);
-const DirectorySyncProfileEvent = auditEventType(
-  'DirectorySyncProfileEvent',
-  'objectType DyrectorySyncProfile (the spelling the upstream documents) or DirectorySyncProfile.',
-);
-const OtherAuditEvent = auditEventType('OtherAuditEvent', 'Any objectType without a type of its own.');
+const auditEventType = (name: string, description: string, fields: (t: RecordFields) => FieldMap = () => ({})) =>
+  builder.objectRef<AuditRecord>(name).implement({ description, interfaces: [AuditRecordInterface], fields });
 
 export const AuditEventUnion = builder.unionType('AuditEvent', {
   description: 'One member per known upstream objectType; OtherAuditEvent carries every other type.',
   types: [
-    LoginEvent,
-    LaunchEvent,
-    LoginErrorEvent,
-    LaunchErrorEvent,
-    GroupEvent,
-    AppEntitlementEvent,
-    DirectorySyncProfileEvent,
-    OtherAuditEvent,
+    auditEventType('LoginEvent', 'objectType LOGIN: a sign-in attempt.', (t) => ({
+      success: valueSuccess(t),
+      authMethods: t.stringList({
+        description: 'values.authMethods split into its labels; empty when absent.',
+        resolve: (r) => authMethodLabels(r.values['authMethods']),
+      }),
+      deviceType: valueString(t, 'deviceType'),
+      actorExternalId: valueString(t, 'actorExternalId'),
+      failureMessage: valueString(t, 'failureMessage'),
+    })),
+    auditEventType('LaunchEvent', 'objectType LAUNCH: an application launch.', (t) => ({
+      success: valueSuccess(t),
+      failureMessage: valueString(t, 'failureMessage'),
+      resourceType: valueString(t, 'resourceType'),
+    })),
+    auditEventType('LoginErrorEvent', 'objectType LOGIN_ERROR: a login failure caused by configuration or a system error.', (t) => ({
+      failureMessage: valueString(t, 'failureMessage'),
+    })),
+    auditEventType(
+      'LaunchErrorEvent',
+      'objectType LAUNCH_ERROR: an invalid launch request, or a resource that could not be determined.',
+      (t) => ({ failureMessage: valueString(t, 'failureMessage') }),
+    ),
+    auditEventType('GroupEvent', 'objectType Group: group activity.'),
+    auditEventType('AppEntitlementEvent', 'objectType AppEntitlement: which applications are entitled to which groups and users.'),
+    auditEventType(
+      'DirectorySyncProfileEvent',
+      'objectType DyrectorySyncProfile (the spelling the upstream documents) or DirectorySyncProfile.',
+    ),
+    auditEventType('OtherAuditEvent', 'Any objectType without a type of its own.'),
   ],
   resolveType: auditEventTypeName,
 });

@@ -1,11 +1,13 @@
-/**
- * One file of an update session (spec 2.4): the upstream's snake_case FileInfo, exposed with the
- * contract's camelCase names. How values outside the contract's enums are reported is described
- * in values.ts and in the README ("Update sessions").
- */
-import type { FileInfo, TransferEndpoint } from '../../../upstream/content-library/schemas.js';
+/** One file of an update session (spec 2.4): the upstream's snake_case FileInfo under the contract's camelCase names. */
+import type {
+  FileInfo,
+  LocalizableMessage,
+  MessageParam,
+  MessageParamValue,
+  NestedMessage,
+  TransferEndpoint,
+} from '../../../upstream/content-library/schemas.js';
 import { builder } from '../builder.js';
-import { LocalizableMessageRef } from '../localizable-message.js';
 import {
   CHECKSUM_ALGORITHMS,
   TRANSFER_SOURCE_TYPES,
@@ -13,6 +15,8 @@ import {
   checksumAlgorithm,
   transferSourceType,
   transferStatus,
+  upstreamDateTime,
+  upstreamInt32,
   upstreamSafeInt,
   uriScheme,
 } from './values.js';
@@ -20,12 +24,8 @@ import {
 type ChecksumInfo = NonNullable<FileInfo['checksum_info']>;
 
 /** Enum values with their descriptions, checked to cover exactly the values the gateway maps. */
-function describedValues<V extends string>(values: readonly V[], descriptions: Record<V, string>) {
-  return Object.fromEntries(values.map((value) => [value, { value, description: descriptions[value] }])) as Record<
-    V,
-    { value: V; description: string }
-  >;
-}
+const describedValues = <V extends string>(values: readonly V[], descriptions: Record<V, string>) =>
+  Object.fromEntries(values.map((value) => [value, { value, description: descriptions[value] }])) as Record<V, { value: V; description: string }>;
 
 const TransferSourceTypeRef = builder.enumType('TransferSourceType', {
   description: 'How the content of a file reaches the server.',
@@ -84,6 +84,62 @@ const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoin
   }),
 });
 
+/**
+ * The vAPI localizable message (spec 2.5): a param's value may hold a nested message (`l`) whose
+ * params hold values again, to any depth; the client's selection decides how deep it reads.
+ */
+const NestedLocalizableMessageRef = builder.objectRef<NestedMessage>('NestedLocalizableMessage');
+const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam');
+const LocalizableMessageParamValueRef = builder.objectRef<MessageParamValue>('LocalizableMessageParamValue');
+const LocalizableMessageRef = builder.objectRef<LocalizableMessage>('LocalizableMessage');
+
+LocalizableMessageRef.implement({
+  description: 'A message with an id for translation, its English text and the values it refers to.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
+    defaultMessage: t.exposeString('default_message', { description: 'The message in English.' }),
+    localized: t.exposeString('localized', {
+      nullable: true,
+      description: 'The message in the requested language, when the server provides it.',
+    }),
+    args: t.exposeStringList('args', { description: 'Positional arguments of the message.' }),
+    params: t.expose('params', { type: [LocalizableMessageParamRef], description: 'Named arguments of the message.' }),
+  }),
+});
+
+NestedLocalizableMessageRef.implement({
+  description: 'A message used as a parameter value of another message.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
+    params: t.expose('params', { type: [LocalizableMessageParamRef], description: 'Named arguments of the message.' }),
+  }),
+});
+
+LocalizableMessageParamRef.implement({
+  description: 'One named argument of a message.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The name the message text refers to.' }),
+    value: t.expose('value', { type: LocalizableMessageParamValueRef, description: 'The value of the argument.' }),
+  }),
+});
+
+LocalizableMessageParamValueRef.implement({
+  description: 'The value of a message argument; the member that is set gives its kind.',
+  fields: (t) => ({
+    dt: t.field({ type: 'DateTime', nullable: true, description: 'A date-time value.', resolve: (v) => upstreamDateTime(v.dt) }),
+    s: t.exposeString('s', { nullable: true, description: 'A string value.' }),
+    d: t.exposeFloat('d', { nullable: true, description: 'A decimal value.' }),
+    precision: t.int({
+      nullable: true,
+      description: 'Digits after the decimal point when `d` is shown.',
+      resolve: (v) => upstreamInt32(v.precision),
+    }),
+    format: t.exposeString('format', { nullable: true, description: 'How to show the value, e.g. SHORT_DATE.' }),
+    i: t.field({ type: 'SafeInt', nullable: true, description: 'An integer value.', resolve: (v) => upstreamSafeInt(v.i) }),
+    l: t.expose('l', { type: NestedLocalizableMessageRef, nullable: true, description: 'A nested message.' }),
+  }),
+});
+
 export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFile').implement({
   description: 'A file of a content library item update session.',
   fields: (t) => ({
@@ -112,23 +168,20 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       description: 'Bytes received; set once status is READY.',
       resolve: (file) => upstreamSafeInt(file.size),
     }),
-    checksumInfo: t.field({
+    checksumInfo: t.expose('checksum_info', {
       type: ChecksumInfoRef,
       nullable: true,
       description: 'Null when the server does not verify a checksum.',
-      resolve: (file) => file.checksum_info,
     }),
-    sourceEndpoint: t.field({
+    sourceEndpoint: t.expose('source_endpoint', {
       type: TransferEndpointRef,
       nullable: true,
       description: 'Where the server pulls the file from (PULL).',
-      resolve: (file) => file.source_endpoint,
     }),
-    uploadEndpoint: t.field({
+    uploadEndpoint: t.expose('upload_endpoint', {
       type: TransferEndpointRef,
       nullable: true,
       description: 'Where a client uploads the file to (PUSH).',
-      resolve: (file) => file.upload_endpoint,
     }),
     bytesTransferred: t.field({
       type: 'SafeInt',
@@ -146,11 +199,10 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       description: 'Null, with an UPSTREAM_INVALID_RESPONSE error for this field, when the upstream sends a status this gateway does not know.',
       resolve: (file) => transferStatus(file.status),
     }),
-    errorMessage: t.field({
+    errorMessage: t.expose('error_message', {
       type: LocalizableMessageRef,
       nullable: true,
       description: 'Why the transfer failed; set when status is ERROR.',
-      resolve: (file) => file.error_message,
     }),
   }),
 });

@@ -1,26 +1,16 @@
 /**
- * Turns the content library's loosely typed values into the contract's strict ones.
- * Pure functions, no GraphQL: a value that cannot be represented throws an UpstreamError
- * UPSTREAM_INVALID_RESPONSE, which GraphQL reports on that one (nullable) field only.
+ * The content library's loosely typed values as the contract's strict ones: a value that cannot be
+ * represented throws UPSTREAM_INVALID_RESPONSE, which GraphQL reports on that one (nullable) field.
  */
 import { BadUserInputError, UpstreamError } from '../../../lib/errors.js';
 
 export const TRANSFER_STATUSES = ['WAITING_FOR_TRANSFER', 'TRANSFERRING', 'READY', 'VALIDATING', 'ERROR'] as const;
-export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
-
 export const TRANSFER_SOURCE_TYPES = ['NONE', 'PUSH', 'PULL'] as const;
-export type TransferSourceType = (typeof TRANSFER_SOURCE_TYPES)[number];
-
 export const CHECKSUM_ALGORITHMS = ['SHA1', 'MD5', 'SHA256', 'SHA512'] as const;
-export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
+/** Longest update session id sent upstream; real ids are UUIDs, far shorter. */
+export const MAX_SESSION_ID_LENGTH = 1024;
 
-/** The spec's default when checksum_info.algorithm is unset. */
-export const DEFAULT_CHECKSUM_ALGORITHM: ChecksumAlgorithm = 'SHA1';
-
-/**
- * The upstream's value goes to the log (detail), never into the message: messages never carry
- * upstream bodies.
- */
+/** The upstream's value goes to the log (detail), never into the message. */
 export function invalidUpstreamValue(what: string, value: unknown): UpstreamError {
   return new UpstreamError(
     'UPSTREAM_INVALID_RESPONSE',
@@ -30,83 +20,56 @@ export function invalidUpstreamValue(what: string, value: unknown): UpstreamErro
   );
 }
 
-function oneOf<T extends string>(allowed: readonly T[], value: string): T | undefined {
-  // Upper-casing tolerates a server that changes case; the spec's values are all upper case.
-  const normalized = value.trim().toUpperCase();
-  return allowed.find((candidate) => candidate === normalized);
-}
+const invalid = (what: string, value: unknown): never => {
+  throw invalidUpstreamValue(what, value);
+};
+
+/** Upper-casing tolerates a server that changes case; the spec's values are all upper case. */
+const oneOf = <T extends string>(allowed: readonly T[], value: string) =>
+  allowed.find((candidate) => candidate === value.trim().toUpperCase());
 
 /** Nullable in the contract: unset stays null; an unknown value throws (null + an error entry). */
-export function transferStatus(value: string | null | undefined): TransferStatus | null {
-  if (value == null) return null;
-  return oneOf(TRANSFER_STATUSES, value) ?? throwError(invalidUpstreamValue('a file status', value));
+export function transferStatus(value: string | null | undefined) {
+  return value == null ? null : (oneOf(TRANSFER_STATUSES, value) ?? invalid('a file status', value));
 }
 
-/**
- * Non-null in the contract, so an unknown value cannot be an error without nulling the file, and
- * with it the whole `[UpdateSessionFile!]` list. It reads NONE instead (nothing a client can act on);
- * `upstreamSourceType` keeps the verbatim value and the resolver logs a warning.
- */
-export function transferSourceType(value: string): { type: TransferSourceType; known: boolean } {
+/** Non-null in the contract, so an unknown value reads NONE (an error would null the whole list); the resolver logs it. */
+export function transferSourceType(value: string) {
   const known = oneOf(TRANSFER_SOURCE_TYPES, value);
-  return known ? { type: known, known: true } : { type: 'NONE', known: false };
+  return known ? { type: known, known: true } : { type: 'NONE' as const, known: false };
 }
 
-/**
- * Unset (or empty) means SHA1 (spec 2.4). Also accepts the spelled-out forms `SHA-256`/`sha_256`.
- * An unknown algorithm throws: ChecksumInfo is then null with an error entry, the file intact.
- */
-export function checksumAlgorithm(value: string | null | undefined): ChecksumAlgorithm {
-  if (value == null || value.trim() === '') return DEFAULT_CHECKSUM_ALGORITHM;
-  return (
-    oneOf(CHECKSUM_ALGORITHMS, value.replace(/[-_\s]/g, '')) ??
-    throwError(invalidUpstreamValue('a checksum algorithm', value))
-  );
+/** Unset (or empty) means SHA1 (spec 2.4); `SHA-256`/`sha_256` are read too. Unknown: ChecksumInfo is null. */
+export function checksumAlgorithm(value: string | null | undefined) {
+  if (value == null || value.trim() === '') return 'SHA1';
+  return oneOf(CHECKSUM_ALGORITHMS, value.replace(/[-_\s]/g, '')) ?? invalid('a checksum algorithm', value);
 }
 
-/** RFC 3986 scheme: a letter, then letters, digits, `+`, `-`, `.`; ends at the first `:`. */
-const SCHEME = /^\s*([a-z][a-z\d+.-]*):/i;
-
-/**
- * The uri's scheme, lower-cased: `https://h/x` -> https, `ds:///vmfs/volumes/ds1/a.iso` -> ds,
- * `file:///tmp/a.ova` -> file. A plain regex, not `new URL`, so odd but harmless uris
- * (spaces, unencoded characters) still give their scheme. No scheme at all throws.
- */
+/** The uri's scheme (RFC 3986), lower-cased; a regex, not `new URL`, so odd but harmless uris still give theirs. */
 export function uriScheme(uri: string): string {
-  const scheme = SCHEME.exec(uri)?.[1];
-  return scheme ? scheme.toLowerCase() : throwError(invalidUpstreamValue('an endpoint uri without a scheme', uri));
+  const scheme = /^\s*([a-z][a-z\d+.-]*):/i.exec(uri)?.[1];
+  return scheme ? scheme.toLowerCase() : invalid('an endpoint uri without a scheme', uri);
 }
 
 /** ISO-8601 from the upstream as a Date (the DateTime scalar prints it as UTC with milliseconds). */
 export function upstreamDateTime(value: string | null | undefined): Date | null {
   if (value == null) return null;
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? throwError(invalidUpstreamValue('a date-time', value)) : date;
+  return Number.isNaN(date.getTime()) ? invalid('a date-time', value) : date;
 }
-
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 
 /** GraphQL Int is 32-bit; a larger value would otherwise fail as an unexplained internal error. */
 export function upstreamInt32(value: number | null | undefined): number | null {
   if (value == null) return null;
-  return Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX
-    ? value
-    : throwError(invalidUpstreamValue('a number outside the 32-bit range', value));
+  return (value | 0) === value ? value : invalid('a number outside the 32-bit range', value);
 }
 
 export function upstreamSafeInt(value: number | null | undefined): number | null {
   if (value == null) return null;
-  return Number.isSafeInteger(value) ? value : throwError(invalidUpstreamValue('an integer outside the safe range', value));
+  return Number.isSafeInteger(value) ? value : invalid('an integer outside the safe range', value);
 }
 
-/** Longest update session id sent upstream; real ids are UUIDs, far shorter. */
-export const MAX_SESSION_ID_LENGTH = 1024;
-
-/**
- * An empty, blank or overlong id never reaches the upstream (a long one would only come back as
- * 414/431). The id itself is passed on verbatim.
- */
+/** An empty, blank or overlong id (only a 414/431 would come back) never reaches the upstream. */
 export function requireSessionId(value: unknown, argument: string): string {
   const id = typeof value === 'number' ? String(value) : value;
   if (typeof id !== 'string' || id.trim() === '') {
@@ -116,8 +79,4 @@ export function requireSessionId(value: unknown, argument: string): string {
     throw new BadUserInputError(`${argument} must be at most ${MAX_SESSION_ID_LENGTH} characters long.`);
   }
   return id;
-}
-
-function throwError(error: Error): never {
-  throw error;
 }

@@ -1,31 +1,26 @@
 /**
- * Guards the federation `_entities` field of @apollo/subgraph. Its resolver loads the
- * representations inside one `map()` and throws on the first unknown `__typename`, which fails the
- * whole list and leaves the loads already started without anyone awaiting them. Here every
- * representation is checked before any of them is loaded, and a bad one becomes an error at its
- * own index (`BAD_USER_INPUT`) while the others resolve. A request's representations are counted
- * over all its `_entities` fields (aliases): the field that takes them past MAX_REPRESENTATIONS fails.
+ * @apollo/subgraph 2.14's `_entities` resolver loads the representations inside one `map()` and
+ * throws on the first unknown `__typename`: the whole list fails, and the loads already started are
+ * left without anyone awaiting them. Here every representation is checked before any is loaded, a
+ * bad one is BAD_USER_INPUT at its own index, and the others resolve. The guard also bounds the
+ * representations of a request, counted over all its `_entities` fields (aliases).
  */
 import { isUnionType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import { BadUserInputError } from '../../lib/errors.js';
+import { BadUserInputError } from '../../../lib/errors.js';
 
 /** Representations one request may ask for; a router batches far fewer per subgraph fetch. */
 export const MAX_REPRESENTATIONS = 100;
 
-type Representation = { readonly __typename: string } & Record<string, unknown>;
-
-function checkRepresentation(value: unknown, index: number, entityTypes: ReadonlySet<string>): Representation | Error {
+function checkRepresentation(value: unknown, index: number, entityTypes: ReadonlySet<string>): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return new BadUserInputError(`Representation ${index} must be an object with a __typename.`);
   }
-  const typename = (value as { __typename?: unknown }).__typename;
-  if (typeof typename !== 'string') {
-    return new BadUserInputError(`Representation ${index} has no __typename.`);
-  }
+  const typename: unknown = (value as { __typename?: unknown }).__typename;
+  if (typeof typename !== 'string') return new BadUserInputError(`Representation ${index} has no __typename.`);
   if (!entityTypes.has(typename)) {
     return new BadUserInputError(`Representation ${index} names a type this subgraph does not resolve.`);
   }
-  return value as Representation;
+  return value;
 }
 
 export function guardEntities(schema: GraphQLSchema): GraphQLSchema {
@@ -48,7 +43,7 @@ export function guardEntities(schema: GraphQLSchema): GraphQLSchema {
       );
     }
     const checked = representations.map((value, index) => checkRepresentation(value, index, entityTypes));
-    const valid = checked.filter((item): item is Representation => !(item instanceof Error));
+    const valid = checked.filter((item) => !(item instanceof Error));
     const resolved = resolveAll(source, { representations: valid }, context, info) as unknown[];
     // graphql-js reports an Error list item at its own path and nulls that item only.
     let next = 0;
