@@ -13,21 +13,12 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 
 const CONTENT_LENGTH = /^\d+$/;
 
-const tooLarge = () =>
-  createGraphQLError('Request body too large', {
-    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
-  });
-
+const refusal = (message: string, status: number, code: string) =>
+  createGraphQLError(message, { extensions: { http: { status }, code } });
+const tooLarge = () => refusal('Request body too large', 413, 'REQUEST_ENTITY_TOO_LARGE');
 /** The client broke the body off (closed or reset its connection): its mistake, as a truncated Content-Length body is. */
-const brokenOff = () =>
-  createGraphQLError('The request body ended before it was complete.', {
-    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
-  });
-
-const invalidLength = () =>
-  createGraphQLError('Content-Length header is invalid.', {
-    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
-  });
+const brokenOff = () => refusal('The request body ended before it was complete.', 400, 'BAD_REQUEST');
+const invalidLength = () => refusal('Content-Length header is invalid.', 400, 'BAD_REQUEST');
 
 /** Whether Node's HTTP parser framed this request's body by the Content-Length it announced. */
 function framedByContentLength(serverContext: unknown): boolean {
