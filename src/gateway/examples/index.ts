@@ -69,7 +69,10 @@ query UpdateSessionFiles($id: ID!) {
     uploadEndpoint { ...Endpoint }
     errorMessage {
       id defaultMessage localized args
-      params { ...Param value { l { id params { ...Param value { l { id params { ...Param value { l { id params { ...Param } } } } } } } } } }
+      params {
+        ...Param
+        value { l { id params { ...Param value { l { id params { ...Param value { l { id params { ...Param } } } } } } } } }
+      }
     }
   }
 }
@@ -111,5 +114,6 @@ subscription LiveAuditRecords($filter: AuditLiveFilter, $since: DateTime, $resum
  * the simulator's) the examples run as they are, otherwise they ask for an id of your own.
  */
 export function exampleOperations(sessionIds?: ExampleSessionIds): readonly ExampleOperation[] {
-  return [...auditEventExamples, ...updateSessionExamples(sessionIds), liveAudit].map((op) => ({ ...op, query: op.query.trim() }));
+  const examples = [...auditEventExamples, ...updateSessionExamples(sessionIds), liveAudit];
+  return examples.map((op) => ({ ...op, query: op.query.trim() }));
 }

@@ -1,4 +1,4 @@
-/** GraphQL over HTTP: request id, WebSocket requests, media types, compression, CORS, parameters and body; probes and GraphiQL. */
+/** GraphQL over HTTP: request id, WebSocket requests, media types, compression, CORS, body; probes and GraphiQL. */
 import type { Plugin } from 'graphql-yoga';
 import type { ExampleOperation } from '../../examples/index.js';
 import { useGraphiQL } from '../compat/graphiql.js';

@@ -15,12 +15,12 @@ export interface ObservabilityOptions {
 }
 
 /** The access log, /metrics and the error log of single results. */
-export function observabilityPlugins({ log, loggedErrors, metrics, metricsToken, clientErrorCode }: ObservabilityOptions): Plugin[] {
+export function observabilityPlugins(options: ObservabilityOptions): Plugin[] {
   return [
-    useAccessLog(log) as Plugin,
-    ...(metricsToken ? [useMetricsToken(metricsToken)] : []),
-    ...(metrics ? [metrics.plugin({ clientErrorCode })] : []),
-    useErrorLog(loggedErrors) as Plugin,
+    useAccessLog(options.log) as Plugin,
+    ...(options.metricsToken ? [useMetricsToken(options.metricsToken)] : []),
+    ...(options.metrics ? [options.metrics.plugin({ clientErrorCode: options.clientErrorCode })] : []),
+    useErrorLog(options.loggedErrors) as Plugin,
   ];
 }
 
