@@ -3,10 +3,10 @@
  * gateway's operation limits, and returns data: the one smoke test of the examples.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEventExamples } from '../../src/gateway/examples/audit-events.js';
+import { auditEventExamples } from '../../src/gateway/examples/index.js';
 import { demoSessionIds } from '../../src/demo.js';
 import { exampleOperations as examplesFor } from '../../src/gateway/examples/index.js';
-import { updateSessionExamples as updateSessionExamplesFor } from '../../src/gateway/examples/update-sessions.js';
+import { updateSessionExamples as updateSessionExamplesFor } from '../../src/gateway/examples/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // Subscriptions stream over SSE/WebSocket: test/live runs those.

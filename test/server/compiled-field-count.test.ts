@@ -5,7 +5,7 @@
  */
 import { getOperationAST, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { compiledFieldCount } from '../../src/gateway/plugins/execution/compiled-field-count.js';
+import { compiledFieldCount } from '../../src/gateway/plugins/compat/compiled-field-count.js';
 import { schema } from '../../src/gateway/schema/index.js';
 
 const count = (query: string, limit = 10_000) => {

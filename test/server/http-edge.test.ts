@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { preferredEncoding } from '../../src/gateway/plugins/http/compression.js';
+import { preferredEncoding } from '../../src/gateway/plugins/compat/compression.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gateway: TestGateway;

@@ -9,7 +9,7 @@ import type { Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
 import { useAutomaticPersistedQueries } from '../../src/gateway/plugins/auth/automatic-persisted-queries.js';
-import { useProbe } from '../../src/gateway/plugins/http/probes.js';
+import { useProbe } from '../../src/gateway/plugins/compat/probes.js';
 import { yogaLogger } from '../../src/gateway/plugins/observability/logging.js';
 import { withRequestId } from '../../src/gateway/plugins/http/request-id.js';
 import { MemoryLog } from '../helpers/memory-log.js';

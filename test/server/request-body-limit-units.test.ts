@@ -1,5 +1,5 @@
 /**
- * MAX_REQUEST_BYTES (src/gateway/plugins/http/request-body-limit.ts) in a Yoga of its own, made inside each
+ * MAX_REQUEST_BYTES (src/gateway/plugins/compat/request-body-limit.ts) in a Yoga of its own, made inside each
  * test: the announced length, a body counted while read (streamed, or not framed by Node's HTTP
  * server), and a body Node framed, whose length is trusted (a stand-in IncomingMessage says what
  * Node's parser found). Over real HTTP through the whole gateway: request-body-limit.test.ts.
@@ -8,7 +8,7 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useRequestBodyLimit } from '../../src/gateway/plugins/http/request-body-limit.js';
+import { useRequestBodyLimit } from '../../src/gateway/plugins/compat/request-body-limit.js';
 
 const schema = createSchema({
   typeDefs: 'type Query { echo(text: String): String }',

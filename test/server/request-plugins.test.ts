@@ -8,9 +8,9 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createGraphQLError, createSchema, createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useRequestParams } from '../../src/gateway/plugins/http/request-params.js';
+import { useRequestParams } from '../../src/gateway/plugins/compat/request-params.js';
 import { useStreamInitialCount } from '../../src/gateway/plugins/limits/stream-initial-count.js';
-import { useUnsupportedMediaType } from '../../src/gateway/plugins/http/unsupported-media-type.js';
+import { useUnsupportedMediaType } from '../../src/gateway/plugins/compat/unsupported-media-type.js';
 
 interface Answer {
   data?: unknown;

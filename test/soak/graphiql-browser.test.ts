@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSessionIds } from '../../src/demo.js';
 import { exampleOperations, type ExampleOperation } from '../../src/gateway/examples/index.js';
-import { SESSION_ID_PLACEHOLDER } from '../../src/gateway/examples/update-sessions.js';
+import { SESSION_ID_PLACEHOLDER } from '../../src/gateway/examples/index.js';
 import { CHROMIUM, CHROMIUM_ARGS, execute, openGraphiQL, selectTab, tabTitles, typeInto, type GraphQLResult } from './graphiql-page.js';
 import { startDemoGateway, startUpstreamGateway, type ServedGateway } from './served-gateway.js';
 

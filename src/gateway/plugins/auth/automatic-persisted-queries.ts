@@ -1,16 +1,8 @@
 /**
- * Automatic persisted queries (Apollo's APQ protocol) for gateways without a persisted-operations
- * file: a request with only `extensions.persistedQuery.sha256Hash` runs the document registered
- * under that hash, or answers PERSISTED_QUERY_NOT_FOUND; the client then retries with the document
- * and the same hash, which registers it (after checking the hash: a document that does not hash
- * to it is 400 BAD_REQUEST). The store is an in-memory LRU bounded in entries and in bytes, so
- * registrations cannot grow the heap without limit; a document evicted or lost on restart is
- * simply registered again by the client's next retry.
- *
- * With a shared store (REDIS_URL) the LRU is the first tier and Redis the second: a hash
- * registered on one replica is known to all. A document read from Redis is used only if it
- * hashes to its key, so nothing but what a client registered can run under a hash; Redis not
- * answering is a miss, which the client's retry repairs.
+ * Automatic persisted queries (Apollo's APQ, @graphql-yoga/plugin-apq) without a persisted-operations
+ * file. The store is an LRU bounded in entries and bytes: an evicted document is registered again by
+ * the client's retry. With REDIS_URL, Redis is its second tier, so a hash registered on one replica
+ * is known to all; a document read from Redis runs only if it hashes to its key.
  */
 import { createHash } from 'node:crypto';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
@@ -20,11 +12,10 @@ import { LRUCache } from 'lru-cache';
 import type { SharedStore } from '../../../upstream/shared-store/index.js';
 
 export interface PersistedQueryStoreLimits {
-  /** Documents kept at most. */
   readonly maxEntries: number;
-  /** Sum of the kept documents' lengths (UTF-16 code units, about bytes for GraphQL text). */
+  /** Sum of the documents' lengths (UTF-16 code units, about bytes for GraphQL text). */
   readonly maxChars: number;
-  /** How long an unused document stays, in ms. */
+  /** How long an unused document stays. */
   readonly ttlMs: number;
 }
 
@@ -48,7 +39,6 @@ export function createPersistedQueryStore(
     maxSize: limits.maxChars,
     sizeCalculation: (document) => Math.max(1, document.length),
     ttl: limits.ttlMs,
-    // Documents in use stay: each hit restarts their time.
     updateAgeOnGet: true,
   });
   if (!shared) {
@@ -80,10 +70,7 @@ export function createPersistedQueryStore(
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/**
- * useAPQ refuses a document that does not hash to the hash sent with code PERSISTED_QUERY_MISMATCH,
- * which is not one of ours: it is a malformed request.
- */
+/** useAPQ's PERSISTED_QUERY_MISMATCH (a document that does not hash to its hash) is a malformed request. */
 function asBadRequest(error: unknown): unknown {
   if (!(error instanceof GraphQLError) || error.extensions.code !== 'PERSISTED_QUERY_MISMATCH') return error;
   return createGraphQLError('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.', {
@@ -96,7 +83,7 @@ export function useAutomaticPersistedQueries(store: APQStore = createPersistedQu
   const onParams = apq.onParams!;
   return {
     ...apq,
-    // useAPQ's hook is async: a request without the extension (most of them) skips it and its promise.
+    // useAPQ's hook is async: a request without the extension skips its promise.
     onParams: (payload) =>
       (payload.params.extensions as { persistedQuery?: unknown } | undefined)?.persistedQuery === undefined
         ? undefined

@@ -1,14 +1,12 @@
 /**
- * Caller authentication for every GraphQL operation: an API key (`x-api-key`, compared in
- * constant time) or a JWT verified by @graphql-yoga/plugin-jwt with a key from a JWKS, which
- * jose's remote key set fetches and caches. Runs before the request is parsed, so a rejected
- * caller never reaches an upstream. GraphiQL's page, /healthz, /readyz and /metrics are not
- * GraphQL operations and need no key.
+ * Caller authentication for every GraphQL operation, before it is parsed: an API key (`x-api-key`,
+ * compared in constant time) or a JWT verified by @graphql-yoga/plugin-jwt with a key from a JWKS
+ * (jose's remote key set fetches and caches it).
  */
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { useJWT } from '@graphql-yoga/plugin-jwt';
-import { createRemoteJWKSet, errors as joseErrors } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors } from 'jose';
 import { ANONYMOUS, type Caller, type RequestState } from '../../context.js';
 import type { Logger } from '../../../lib/logger.js';
 import { currentRequestId } from '../http/request-id.js';
@@ -68,30 +66,22 @@ export function bearerToken(request: Request): string | undefined {
   return match ? (match[1] ?? '') : undefined;
 }
 
-type DecodedJwt = { header: { alg?: unknown; kid?: unknown }; payload: { exp?: unknown } };
-
 /** Header and payload of a structurally valid JWT, unverified; undefined for anything else. */
-function decodeJwt(token: string): DecodedJwt | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
+function decoded(token: string) {
   try {
-    const [header, payload] = parts.slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()) as unknown);
-    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-    return isObject(header) && isObject(payload) ? { header, payload } : undefined;
+    // Typed as strings, but a header's alg or kid may be anything.
+    const header = decodeProtectedHeader(token) as { alg?: unknown; kid?: unknown };
+    return { header, payload: decodeJwt(token) as { exp?: unknown } };
   } catch {
-    // Not base64url-encoded JSON: no JWT either.
+    return undefined;
   }
-  return undefined;
 }
 
 /** Signature algorithms a caller JWT may use: asymmetric only, so a public key never serves as a secret. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'] as const;
 const isAccepted = (alg: unknown): alg is (typeof ALGORITHMS)[number] => (ALGORITHMS as readonly unknown[]).includes(alg);
 
-/**
- * The JWKS is fetched again when its copy is this old, or sooner for a key id it lacks, but at
- * most once per cooldown (jose's defaults): junk key ids cannot lock out a newly published key.
- */
+/** jose's defaults: refetched when this old, or sooner for an unknown key id but once per cooldown. */
 export const JWKS_CACHE = { maxAgeMs: 10 * 60_000, cooldownMs: 30_000 } as const;
 
 /** jose's answer to a token whose key the JWKS (fetched again if the cooldown allows) does not hold. */
@@ -102,7 +92,6 @@ type KeyCallback = (error: Error | null, key?: KeyObject) => void;
 
 export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   const keys = options.apiKeys.map(digest);
-  // Stryker disable next-line ArrayDeclaration: Yoga skips a plugin without hooks, so a string in the list changes nothing
   const plugins: Plugin[] = [];
   if (options.jwt) {
     const jwt = options.jwt;
@@ -129,11 +118,11 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
           const token = bearerToken(request);
           if (token === undefined) return;
           if (token === '') refuse('empty bearer token', 'The bearer token is empty.');
-          const decoded = decodeJwt(token!) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
-          if (jwt.requireExp !== false && typeof decoded.payload.exp !== 'number') {
+          const { header, payload } = decoded(token!) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
+          if (jwt.requireExp !== false && typeof payload.exp !== 'number') {
             refuse('no exp claim', 'The token has no expiry (exp).');
           }
-          const { alg, kid } = decoded.header;
+          const { alg, kid } = header;
           if (!isAccepted(alg)) {
             return refuse('algorithm not accepted', 'The token is signed with an algorithm the gateway does not accept.');
           }

@@ -1,8 +1,6 @@
 /**
- * Persisted operations for frontends that want to allow only known operations: a JSON file of
- * `{ "<id>": "<document>" }` (the format graphql-codegen's client preset and Apollo's
- * persisted-query manifests reduce to), read once at start. Clients send
- * `extensions.persistedQuery.sha256Hash` (Apollo APQ style) or `documentId`.
+ * Persisted operations from a JSON file of `{ "<id>": "<document>" }` (what graphql-codegen's and
+ * Apollo's manifests reduce to), read at start; clients send `extensions.persistedQuery.sha256Hash` or `documentId`.
  */
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';

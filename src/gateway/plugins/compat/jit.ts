@@ -12,7 +12,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../../lib/logger.js';
-import { compiledFieldCount } from '../execution/compiled-field-count.js';
+import { compiledFieldCount } from './compiled-field-count.js';
 import { analysisOf, coercedVariables } from '../limits/document-analysis.js';
 import { parsedDocumentBytes } from '../limits/parse-cache.js';
 

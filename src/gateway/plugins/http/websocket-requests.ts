@@ -1,8 +1,4 @@
-/**
- * The Yoga side of GraphQL over WebSocket (src/server/websocket/index.ts): every operation of a socket is an
- * HTTP request to Yoga, and these hooks hand what it learns back to the socket instead of writing
- * an HTTP body.
- */
+/** The Yoga side of GraphQL over WebSocket (src/server/websocket/): each operation is a request to Yoga. */
 import type { DocumentNode } from 'graphql';
 import type { ExecutionResult } from 'graphql-ws';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -25,10 +21,9 @@ export type WebSocketServerContext = RequestState & { handshake?: RequestState; 
 const exchangeOf = (context: unknown) => (context as WebSocketServerContext | undefined)?.websocketOperation;
 
 /**
- * The hooks that hand a WebSocket's requests back to it. Yoga hands plugins a copy of the server
- * context it is given, so what they settle is copied into the record given with the request: the
- * handshake's request id and caller; an operation's name, whether it executed, and its answer,
- * taken instead of being written as an HTTP body.
+ * Hands back to the socket what its requests settle, into the record given with each (Yoga hands
+ * plugins a copy of the server context): the handshake's id and caller; an operation's name,
+ * whether it executed, and its answer, taken instead of an HTTP body.
  */
 export function useWebSocketRequests(): Plugin<object, WebSocketServerContext> {
   return {

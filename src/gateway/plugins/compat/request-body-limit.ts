@@ -1,34 +1,24 @@
 /**
- * MAX_REQUEST_BYTES, with the refusals of Yoga's `maxRequestBodySize` (413 by the announced
- * length, 400 for a malformed one, 413 once the bytes read pass the limit) but without its cost
- * on every request: Yoga pipes every body through a counting stream and builds a second Request
- * around it, a sixth of a small request's CPU (docs/performance.md).
+ * MAX_REQUEST_BYTES, with the refusals of graphql-yoga 5.24's `maxRequestBodySize` (413 by the
+ * announced length, 400 for a malformed one, 413 once the bytes read pass the limit). Yoga's own
+ * pipes every body into a copy of the request, one framed by its Content-Length too, and an open
+ * subscription then holds far more than the memory budget counts (test/server/memory-budget.test.ts).
  *
- * A body that Node's HTTP server framed by its Content-Length cannot run past that length (the
- * parser reads exactly that many bytes, and refuses a request that also sends Transfer-Encoding),
- * so checking the length is enough. Any other body (chunked, or handed over by anything but
- * Node's HTTP server) is read up to the limit before it is parsed.
+ * Node's HTTP parser reads exactly the Content-Length it framed a body by (and refuses one that
+ * also sends Transfer-Encoding), so checking the length is enough; any other body is read up to
+ * the limit before it is parsed.
  */
 import { IncomingMessage } from 'node:http';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 
 const CONTENT_LENGTH = /^\d+$/;
 
-const tooLarge = () =>
-  createGraphQLError('Request body too large', {
-    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
-  });
-
+const refusal = (message: string, status: number, code: string) =>
+  createGraphQLError(message, { extensions: { http: { status }, code } });
+const tooLarge = () => refusal('Request body too large', 413, 'REQUEST_ENTITY_TOO_LARGE');
 /** The client broke the body off (closed or reset its connection): its mistake, as a truncated Content-Length body is. */
-const brokenOff = () =>
-  createGraphQLError('The request body ended before it was complete.', {
-    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
-  });
-
-const invalidLength = () =>
-  createGraphQLError('Content-Length header is invalid.', {
-    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
-  });
+const brokenOff = () => refusal('The request body ended before it was complete.', 400, 'BAD_REQUEST');
+const invalidLength = () => refusal('Content-Length header is invalid.', 400, 'BAD_REQUEST');
 
 /** Whether Node's HTTP parser framed this request's body by the Content-Length it announced. */
 function framedByContentLength(serverContext: unknown): boolean {
@@ -65,7 +55,6 @@ async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promis
   return Buffer.concat(chunks) as unknown as BodyInit;
 }
 
-/** Goes after every plugin that may choose a request parser: it feeds the one chosen. */
 export function useRequestBodyLimit(limit: number): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
@@ -80,7 +69,6 @@ export function useRequestBodyLimit(limit: number): Plugin {
       setRequestParser(async (unframed) => {
         const headers = new fetchAPI.Headers(unframed.headers);
         // The length it announced no longer says anything: the bytes were counted.
-        // Stryker disable next-line StringLiteral: no parser Yoga has reads the Content-Length of the request it is handed (tested with a stale one)
         headers.delete('content-length');
         const body = await readUpTo(unframed.body!, limit);
         return parse(new fetchAPI.Request(unframed.url, { method: unframed.method, headers, signal: unframed.signal, body }));

@@ -1,14 +1,9 @@
 /**
- * A request whose GraphQL parameters cannot be read is the caller's mistake: 400 BAD_REQUEST, as
- * Yoga answers a JSON body that does not parse.
- * - A query string (GET) or form body (application/x-www-form-urlencoded): Yoga's parsers
- *   JSON.parse `variables` and `extensions` unguarded, so a value that is not JSON (a malformed
- *   % escape included) was an unexpected SyntaxError, HTTP 500. These are read here instead, as
- *   Yoga reads them, and the refusal names the parameter.
- * - A multipart body: Yoga's parser refuses a missing or malformed `operations` or `map` without
- *   a code or status, which the masking takes for an unexpected error. It also follows `map`
- *   without checking its shape (each value must be a list of paths into `operations`), and hands
- *   on an `operations` of `null`, each an unexpected TypeError later.
+ * GraphQL parameters that cannot be read are the caller's mistake: 400 BAD_REQUEST. graphql-yoga
+ * 5.24's parsers get this wrong: they JSON.parse the `variables` and `extensions` of a query string
+ * or form body unguarded (HTTP 500); the multipart parser refuses a missing or malformed
+ * `operations` or `map` without a code, follows a `map` that is no list of paths into a TypeError,
+ * and hands on an `operations` of `null`.
  */
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
@@ -16,7 +11,7 @@ import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yog
 const badRequest = (message: string) =>
   createGraphQLError(message, { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
 
-/** Yoga's test of the content type: the first of a list, with or without parameters. */
+/** The content type as Yoga tests it: the first of a list, with or without parameters. */
 function contentTypeIs(request: Request, type: string): boolean {
   const contentType = request.headers.get('content-type')?.split(',')[0];
   return contentType === type || !!contentType?.startsWith(`${type};`);
@@ -41,23 +36,18 @@ function graphQLParamsOf(params: URLSearchParams): GraphQLParams {
   };
 }
 
-// Stryker disable next-line StringLiteral: a URL without `?` has no parameters, and neither has any text without `=` and `&`
 const queryStringOf = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
 
 const MAP_NOT_PATHS = 'Multipart form field "map" must give each file a list of paths into the JSON object of "operations".';
 const OPERATIONS_NOT_OBJECT = 'Multipart form field "operations" must be a JSON object.';
 
-/**
- * A parser's refusal without a code of its own is about the request; so is a TypeError, which
- * Yoga's multipart parser throws only while it follows `map` into `operations`.
- */
+/** A parser's refusal without a code is about the request; so is the TypeError of following `map`. */
 function coded(error: unknown): unknown {
   if (error instanceof TypeError) return badRequest(MAP_NOT_PATHS);
   if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return error;
   return badRequest(error.message);
 }
 
-/** Goes after Yoga's parsers and before the body limit, which then feeds the parser set here. */
 export function useRequestParams(): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser }) {

@@ -1,9 +1,8 @@
 /**
- * GraphiQL without a CDN and at next to no CPU per view: `GET /graphql` (asking for HTML) answers
- * a page of a few KB that loads Yoga's GraphiQL bundle as separate assets under /graphiql/, named
- * by the hash of their content, cacheable for a year (immutable) and compressed once (br, gzip).
- * The bundle (about 9 MB) is read, hashed and compressed on the first view, on the thread pool,
- * and kept; later views cost a header comparison. `/` points to /graphql.
+ * GraphiQL without a CDN and at next to no CPU per view: a page of a few KB that loads the bundle
+ * of @graphql-yoga/render-graphiql as assets named by their hash, immutable, compressed once on the
+ * first view. In place of graphql-yoga 5.24's `graphiql` option, which loads GraphiQL from a CDN,
+ * or with `renderGraphiQL` inlines the whole bundle in every page, without an ETag.
  */
 import { createHash } from 'node:crypto';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
@@ -24,62 +23,49 @@ export interface GraphiQLPageOptions {
 }
 
 interface Asset {
+  readonly url: string;
   readonly type: string;
   readonly etag: string;
   readonly bodies: Readonly<Record<Encoding | 'identity', Uint8Array<ArrayBuffer>>>;
 }
 
-interface Bundle {
-  readonly page: Asset;
-  readonly assets: ReadonlyMap<string, Asset>;
-}
-
 const ASSET_PREFIX = '/graphiql/';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const JS = 'application/javascript; charset=utf-8';
 
-const hashOf = (body: Uint8Array) => createHash('sha256').update(body).digest('base64url').slice(0, 16);
-
-async function asset(type: string, text: string | Uint8Array): Promise<Asset & { hash: string }> {
-  const identity = new Uint8Array(typeof text === 'string' ? Buffer.from(text) : text);
+/** An asset served under a name whose `*` is the hash of its content. */
+async function asset(name: string, type: string, content: string | Uint8Array): Promise<Asset> {
+  const identity = new Uint8Array(typeof content === 'string' ? Buffer.from(content) : content);
   const [br, gzip] = await Promise.all([compress(identity, 'br'), compress(identity, 'gzip')]);
-  const hash = hashOf(identity);
-  return { type, hash, etag: `"${hash}"`, bodies: { identity, br, gzip } };
+  const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 16);
+  return { url: ASSET_PREFIX + name.replace('*', hash), type, etag: `"${hash}"`, bodies: { identity, br, gzip } };
 }
 
 /** JSON inside a <script> element: `<` escaped so the text cannot close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-async function buildBundle(options: GraphiQLPageOptions): Promise<Bundle> {
+async function buildBundle(options: GraphiQLPageOptions): Promise<{ page: Asset; assets: ReadonlyMap<string, Asset> }> {
   const graphiql = await import('@graphql-yoga/render-graphiql/graphiql');
-  const [js, css, editorWorker, jsonWorker, graphqlWorker] = await Promise.all([
-    asset('application/javascript; charset=utf-8', graphiql.js),
-    asset('text/css; charset=utf-8', graphiql.css),
-    asset('application/javascript; charset=utf-8', graphiql.editorWorkerService),
-    asset('application/javascript; charset=utf-8', graphiql.jsonWorker),
-    asset('application/javascript; charset=utf-8', graphiql.graphqlWorker),
+  const favicon = Buffer.from(graphiql.favicon.replace(/^data:[^,]*,/, ''), 'base64');
+  const assets = await Promise.all([
+    asset('graphiql.*.js', JS, graphiql.js),
+    asset('graphiql.*.css', 'text/css; charset=utf-8', graphiql.css),
+    asset('favicon.*.ico', 'image/x-icon', favicon),
+    asset('editor.worker.*.js', JS, graphiql.editorWorkerService),
+    asset('json.worker.*.js', JS, graphiql.jsonWorker),
+    asset('graphql.worker.*.js', JS, graphiql.graphqlWorker),
   ]);
-  const favicon = await asset('image/x-icon', Buffer.from(graphiql.favicon.replace(/^data:[^,]*,/, ''), 'base64'));
-  const named = new Map<string, Asset & { hash: string }>([
-    [`graphiql.${js.hash}.js`, js],
-    [`graphiql.${css.hash}.css`, css],
-    [`editor.worker.${editorWorker.hash}.js`, editorWorker],
-    [`json.worker.${jsonWorker.hash}.js`, jsonWorker],
-    [`graphql.worker.${graphqlWorker.hash}.js`, graphqlWorker],
-    [`favicon.${favicon.hash}.ico`, favicon],
-  ]);
-  const url = (a: { hash: string }) => ASSET_PREFIX + [...named].find(([, v]) => v === a)![0];
-  const workers = { editorWorkerService: url(editorWorker), json: url(jsonWorker), graphql: url(graphqlWorker) };
+  const [js, css, icon, editorWorkerService, json, graphql] = assets.map((a) => a.url);
+  const workers = { editorWorkerService, json, graphql };
   const props = {
     title: options.title,
     endpoint: options.endpoint,
     defaultTabs: options.defaultTabs,
-    // On every request, the GET of a subscription's event stream included: useCSRFPrevention
-    // (src/gateway/yoga.ts) refuses a GET without one of its headers. This page is same-origin; another
-    // site's page that sets the header is still stopped by the CORS preflight it triggers.
+    // On every request, a subscription's GET included: CSRF prevention refuses a GET without it.
+    // Another site's page that sets it is still stopped by the CORS preflight it triggers.
     additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
-    // Without introspection GraphiQL would ask for the schema and show its refusal; it then
-    // runs operations without docs or autocomplete.
+    // Without introspection GraphiQL would show the refusal; it runs operations without docs instead.
     ...(options.introspection ? {} : { schema: null }),
   };
   const html = `<!doctype html>
@@ -87,8 +73,8 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<Bundle> {
   <head>
     <meta charset="utf-8" />
     <title>${escapeHtml(options.title)}</title>
-    <link rel="icon" href="${url(favicon)}" />
-    <link rel="stylesheet" href="${url(css)}" />
+    <link rel="icon" href="${icon}" />
+    <link rel="stylesheet" href="${css}" />
   </head>
   <body id="body" class="no-focus-outline">
     <noscript>You need to enable JavaScript to run GraphiQL.</noscript>
@@ -97,14 +83,14 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<Bundle> {
       const workers = ${scriptJson(workers)};
       self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };
     </script>
-    <script src="${url(js)}"></script>
+    <script src="${js}"></script>
     <script>
       YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${scriptJson(props)});
     </script>
   </body>
 </html>
 `;
-  return { page: await asset('text/html; charset=utf-8', html), assets: named };
+  return { page: await asset('', 'text/html; charset=utf-8', html), assets: new Map(assets.map((a) => [a.url, a])) };
 }
 
 function wantsGraphiQL(request: Request, url: URL, endpoint: string): boolean {
@@ -133,7 +119,7 @@ const ROOT_HTML = '<!doctype html><title>GraphQL gateway</title><p>GraphQL and G
 const ROOT_TEXT = 'GraphQL and GraphiQL are at /graphql (POST operations there; open it in a browser for GraphiQL).\n';
 
 export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
-  let bundle: Promise<Bundle> | undefined;
+  let bundle: ReturnType<typeof buildBundle> | undefined;
   const loaded = () => {
     bundle ??= buildBundle(options).catch((error: unknown) => {
       bundle = undefined;
@@ -142,7 +128,6 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
     return bundle;
   };
   return {
-    // Synchronous for every other request: a GraphQL POST pays no promise here.
     onRequest({ request, url, fetchAPI, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === '/') {
@@ -159,7 +144,7 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
       }
       if (url.pathname.startsWith(ASSET_PREFIX)) {
         return loaded().then(({ assets }) => {
-          const found = assets.get(url.pathname.slice(ASSET_PREFIX.length));
+          const found = assets.get(url.pathname);
           endResponse(
             found
               ? respond(request, found, IMMUTABLE, fetchAPI)

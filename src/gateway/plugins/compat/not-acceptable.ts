@@ -1,9 +1,7 @@
 /**
- * A request whose Accept header allows none of the media types its answer can take (`image/png`;
- * `text/html` for an operation, GraphiQL aside; `application/json` for a subscription): Yoga
- * answers 406 with an empty body. Here the 406 carries an error with code BAD_REQUEST naming the
- * media types the gateway can answer that request with. The body is JSON whatever the request
- * accepts: a server may answer outside Accept (RFC 9110 §12.1), and the client learns what to ask.
+ * A request whose Accept header allows none of the media types its answer can take: graphql-yoga
+ * 5.24 answers 406 with an empty body. Here the 406 carries a BAD_REQUEST error naming the media
+ * types the request can be answered with, as JSON whatever it accepts (RFC 9110 §12.1 allows it).
  */
 import { createGraphQLError, processRegularResult, type Plugin } from 'graphql-yoga';
 
@@ -15,7 +13,6 @@ function notAcceptable(mediaTypes: readonly string[]) {
   return createGraphQLError(message, { extensions: { http: { status: 406 }, code: 'BAD_REQUEST' } });
 }
 
-/** Goes after Yoga's result processors (as every plugin does), and answers only where none applies. */
 export function useNotAcceptable(): Plugin {
   return {
     onResultProcess({ resultProcessor, acceptableMediaTypes, setResult, setResultProcessor }) {

@@ -1,8 +1,7 @@
 /**
  * /healthz and /readyz, answered by their path whatever the query string (load balancers add
- * cache-busters); another path, `/healthz/` included, is not a probe. Yoga's own checks match the
- * end of the whole URL instead, so that `/healthz?x=1` would be 404 and `/graphql?query=...&x=/healthz`
- * a health check. A request for any other path reads nothing of its URL but the path.
+ * cache-busters). In place of graphql-yoga 5.24's health and readiness checks, which match the end
+ * of the whole URL: `/healthz?x=1` is 404 and `/graphql?query=...&x=/readyz` a probe.
  */
 import type { Plugin } from 'graphql-yoga';
 

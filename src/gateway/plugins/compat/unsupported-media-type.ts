@@ -1,7 +1,6 @@
 /**
- * A POST whose content type no request parser reads (text/plain, application/graphql-response+json,
- * none at all): Yoga answers 415 with an empty body. A parser that refuses it instead keeps the 415
- * and gives it an error with a code, like every other answer.
+ * A POST whose content type no request parser reads (text/plain, none at all): graphql-yoga 5.24
+ * answers 415 with an empty body. Here the 415 carries an error with a code, like every answer.
  */
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 
@@ -10,7 +9,6 @@ const unsupported = () =>
     extensions: { http: { status: 415 }, code: 'BAD_REQUEST' },
   });
 
-/** Goes after every plugin that may choose a request parser: it answers only where none did. */
 export function useUnsupportedMediaType(): Plugin {
   return {
     onRequestParse({ requestParser, setRequestParser }) {

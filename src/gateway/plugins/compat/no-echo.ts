@@ -1,6 +1,6 @@
 /**
- * Request-phase errors must not echo what the caller sent: Yoga puts the JSON parser's message
- * (an excerpt of the body, which may hold another field's secret) in `extensions.originalError`.
+ * Request-phase errors must not echo what the caller sent: graphql-yoga 5.24 puts the JSON
+ * parser's message (an excerpt of the body, which may hold a secret) in `extensions.originalError`.
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';

@@ -1,9 +1,8 @@
 /**
- * Response compression: bodies over 1 KB go out as br or gzip when the client accepts it.
- *
- * @whatwg-node/server's useContentEncoding is not used: it also inflates compressed request
- * bodies (which would let a small body pass MAX_REQUEST_BYTES and grow past it), ignores q-values
- * and compresses every streamed response, which would hold back incremental delivery.
+ * Response compression: answers over 1 KB go out as br or gzip when the client accepts it.
+ * In place of @whatwg-node/server 0.11's useContentEncoding, which reads Accept-Encoding without
+ * its q-values (`br;q=1, gzip;q=0.8` gets nothing), compresses every streamed answer (holding back
+ * incremental parts) and inflates compressed request bodies past MAX_REQUEST_BYTES.
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -17,7 +16,7 @@ const COMPRESSIBLE = /^(application\/(graphql-response\+)?json|text\/(html|plain
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
-/** The encoding the client prefers among br and gzip (q-values honoured), if any. */
+/** The encoding the client prefers among br and gzip, q-values honoured. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding | undefined {
   if (!acceptEncoding) return undefined;
   let best: { encoding: Encoding; q: number } | undefined;
@@ -35,7 +34,7 @@ export function preferredEncoding(acceptEncoding: string | null): Encoding | und
   return best?.encoding;
 }
 
-/** Fast settings: these run once per response, on the event loop's thread pool. */
+/** Fast settings: these run once per response, on the thread pool. */
 export async function compress(body: Uint8Array, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
   const compressed = await (encoding === 'br'
     ? brotli(body, {
@@ -47,7 +46,6 @@ export async function compress(body: Uint8Array, encoding: Encoding): Promise<Ui
 
 export function useResponseCompression(): Plugin {
   return {
-    // Synchronous unless the body is compressed: most answers pay no promise here.
     onResponse({ request, response, setResponse, fetchAPI }) {
       const encoding = preferredEncoding(request.headers.get('accept-encoding'));
       if (!encoding || !response.body || response.headers.has('content-encoding')) return;

@@ -1,0 +1,78 @@
+/** GraphQL over HTTP: request id, WebSocket requests, media types, compression, CORS, body; probes and GraphiQL. */
+import type { Plugin } from 'graphql-yoga';
+import type { ExampleOperation } from '../../examples/index.js';
+import { useGraphiQL } from '../compat/graphiql.js';
+import { useProbe } from '../compat/probes.js';
+import { useResponseCompression } from '../compat/compression.js';
+import { useNoEchoedInput } from '../compat/no-echo.js';
+import { useNotAcceptable } from '../compat/not-acceptable.js';
+import { useRequestBodyLimit } from '../compat/request-body-limit.js';
+import { useRequestParams } from '../compat/request-params.js';
+import { useUnsupportedMediaType } from '../compat/unsupported-media-type.js';
+import { useRequestId } from './request-id.js';
+import { useWebSocketRequests } from './websocket-requests.js';
+
+export function httpPlugins(): Plugin[] {
+  return [
+    // First: the request's scope, in which every later hook runs and logs.
+    useRequestId() as Plugin,
+    useWebSocketRequests() as Plugin,
+    // After the WebSocket's result processor: it answers only where none applies.
+    useNotAcceptable(),
+    useNoEchoedInput(),
+    useResponseCompression(),
+  ];
+}
+
+/** Reading the request's parameters and body. */
+export function bodyPlugins(maxRequestBytes: number): Plugin[] {
+  return [
+    useRequestParams(),
+    // After every plugin that may choose a request parser: each wraps or stands in for the one chosen.
+    useRequestBodyLimit(maxRequestBytes),
+    useUnsupportedMediaType(),
+  ];
+}
+
+/** /healthz, /readyz and GraphiQL's page and assets. */
+export function pagePlugins(options: {
+  readonly isReady: () => boolean;
+  readonly examples: readonly ExampleOperation[];
+  readonly introspection: boolean;
+  readonly withApiKey: boolean;
+}): Plugin[] {
+  const headers = options.withApiKey ? JSON.stringify({ 'x-api-key': '<your key>' }, null, 2) : null;
+  return [
+    useProbe('/healthz', () => true),
+    useProbe('/readyz', options.isReady),
+    useGraphiQL({
+      title: 'Identity & content library gateway',
+      endpoint: '/graphql',
+      introspection: options.introspection,
+      defaultTabs: options.examples.map((op) => ({
+        query: op.query,
+        variables: op.variables ? JSON.stringify(op.variables, null, 2) : null,
+        headers,
+      })),
+    }),
+  ];
+}
+
+/** Every header the gateway reads. */
+const CORS_ALLOWED_HEADERS = [
+  'content-type', 'x-api-key', 'authorization', 'apollo-require-preflight', 'x-graphql-yoga-csrf', 'x-request-id',
+  'traceparent', 'tracestate', 'apollographql-client-name', 'apollographql-client-version',
+];
+
+const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+/** Yoga's `cors` option for listed origins only: any other (and `Origin: null`) gets no CORS header at all. */
+export function corsFor(origins: readonly string[], loopback: boolean) {
+  if (origins.length === 0 && !loopback) return false as const;
+  const allowed = new Set(origins);
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    if (origin === null || !(allowed.has(origin) || (loopback && LOOPBACK_ORIGIN.test(origin)))) return false as const;
+    return { origin, credentials: true, allowedHeaders: CORS_ALLOWED_HEADERS, exposedHeaders: ['x-request-id'] };
+  };
+}
