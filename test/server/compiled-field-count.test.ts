@@ -1,6 +1,6 @@
 /**
  * The field count that decides whether graphql-jit compiles an operation
- * (src/gateway/plugins/execution/compiled-field-count.ts), on the gateway's schema: fields under a union or an
+ * (src/gateway/plugins/compat/compiled-field-count.ts), on the gateway's schema: fields under a union or an
  * interface count once per possible type, fragments count where they apply.
  */
 import { getOperationAST, parse } from 'graphql';

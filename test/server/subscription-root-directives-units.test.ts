@@ -1,5 +1,5 @@
 /**
- * The subscription root rule (src/gateway/plugins/limits/subscription-root-directives.ts) in a Yoga of its own:
+ * The subscription root rule (src/gateway/plugins/limits/compat/graphql16-validation.ts) in a Yoga of its own:
  * root `@skip`/`@include` refused, everything else as graphql 16's SingleFieldSubscriptionsRule
  * decides. Over every transport of the gateway: test/live/subscription-root-directives.test.ts.
  */
