@@ -1,15 +1,9 @@
-/**
- * Reads the files of one list answer one by one: a file that does not match its model becomes
- * `{ok: false}` in place, so the other files are kept and positions stay right.
- */
+/** Reads a list's files one by one: one that does not match its model becomes `{ok: false}` in place. */
 import { summarizeIssues } from '../error-mapping.js';
 import type { UpdateSessionFileRow } from '../types.js';
 import { fileInfoSchema, type FileInfo } from './schemas.js';
 
-/**
- * A file nested deeper than this is unreadable: the model checks nested messages recursively, and
- * would exhaust the stack. A message three `l` levels deep puts its last value at level 17.
- */
+/** A file nested deeper is unreadable: the model's recursion would exhaust the stack. */
 export const MAX_FILE_DEPTH = 64;
 /** Unreadable files whose problems the log names, per answer; the others are only counted. */
 export const EXPLAINED_PER_ANSWER = 20;
