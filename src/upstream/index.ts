@@ -93,7 +93,6 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
         shared: options.sharedStore,
       });
     }
-    // Stryker disable next-line ObjectLiteral: one cache per set of upstreams, so every key in it has the same owner
     identity = auditCache ? new CachedIdentityApi(client, auditCache, { baseUrl, clientId }) : client;
   }
 

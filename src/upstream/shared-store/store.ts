@@ -83,13 +83,12 @@ export class SharedStore {
 
   /** The payload stored under `key` as `kind`, or undefined: absent, not the gateway's, or Redis not answering. */
   async get(key: string, kind: string): Promise<string | undefined> {
-    const stored = await this.#call((client) => client.get(key));
-    return typeof stored === 'string' ? openEnvelope(key, kind, stored) : undefined;
+    return this.open(key, kind, await this.#call((client) => client.get(key)));
   }
 
   /** Stores `payload` for `ttlMs`; false when Redis did not take it. */
   async set(key: string, kind: string, payload: string, ttlMs: number): Promise<boolean> {
-    return (await this.#call((client) => client.set(key, sealEnvelope(key, kind, payload), 'PX', ttlMs))) === 'OK';
+    return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
   }
 
   /** Whether `key` exists; false when Redis does not answer. */
@@ -114,14 +113,18 @@ export class SharedStore {
     return this.#call((client) => client.eval(source, keys.length, ...keys, ...args));
   }
 
-  /** Seals a value as `get` expects it, for values written other than by `set` (stream entries). */
+  /** A value as `get` expects it, for values written other than by `set` (stream entries). */
   seal(key: string, kind: string, payload: string): string {
-    return sealEnvelope(key, kind, payload);
+    return `${ENVELOPE_VERSION}:${kind}:${checksum(key, kind, payload)}:${payload}`;
   }
 
   /** The payload of a sealed value, or undefined when the gateway did not write it there. */
   open(key: string, kind: string, stored: unknown): string | undefined {
-    return typeof stored === 'string' ? openEnvelope(key, kind, stored) : undefined;
+    const head = `${ENVELOPE_VERSION}:${kind}:`;
+    if (typeof stored !== 'string' || !stored.startsWith(head)) return undefined;
+    const sumEnd = stored.indexOf(':', head.length);
+    const payload = stored.slice(sumEnd + 1);
+    return sumEnd > 0 && stored.slice(head.length, sumEnd) === checksum(key, kind, payload) ? payload : undefined;
   }
 
   /** Stream entries after `afterId` (exclusive), at most `count`; undefined when Redis did not answer. */
@@ -192,19 +195,6 @@ export class SharedStore {
 
 function checksum(key: string, kind: string, payload: string): string {
   return createHash('sha256').update(`${key}\n${kind}\n`).update(payload).digest('base64url').slice(0, 22);
-}
-
-function sealEnvelope(key: string, kind: string, payload: string): string {
-  return `${ENVELOPE_VERSION}:${kind}:${checksum(key, kind, payload)}:${payload}`;
-}
-
-function openEnvelope(key: string, kind: string, stored: string): string | undefined {
-  const head = `${ENVELOPE_VERSION}:${kind}:`;
-  if (!stored.startsWith(head)) return undefined;
-  const sumEnd = stored.indexOf(':', head.length);
-  if (sumEnd < 0) return undefined;
-  const payload = stored.slice(sumEnd + 1);
-  return stored.slice(head.length, sumEnd) === checksum(key, kind, payload) ? payload : undefined;
 }
 
 /** The shared store for REDIS_URL; undefined without it (nothing connects). */
