@@ -30,14 +30,11 @@ export interface SessionManagerOptions {
   readonly events?: UpstreamEvents;
 }
 
-interface Session {
-  readonly id: string;
-}
-
 export class SessionManager implements CredentialSource {
   readonly #options: SessionManagerOptions;
-  #current: Session | undefined;
-  readonly #login = new SingleFlight<Session>();
+  /** The session id. */
+  #current: string | undefined;
+  readonly #login = new SingleFlight<string>();
   #stats = { logins: 0, failures: 0 };
 
   constructor(options: SessionManagerOptions) {
@@ -51,14 +48,14 @@ export class SessionManager implements CredentialSource {
   async acquire(deadline: Deadline, log: Logger): Promise<CredentialLease> {
     const session = this.#current ?? (await untilAborted(this.#login.join(() => this.#create(log)), deadline.signal));
     return {
-      headers: { [SESSION_HEADER]: session.id },
+      headers: { [SESSION_HEADER]: session },
       invalidate: () => {
         if (this.#current === session) this.#current = undefined;
       },
     };
   }
 
-  #create(log: Logger): Promise<Session> {
+  #create(log: Logger): Promise<string> {
     const { http, vendor, credentials, events } = this.#options;
     this.#stats.logins++;
     return reportedRenewal(events, { service: 'content-library', kind: 'session_login' }, this.#stats, async () => {
@@ -75,8 +72,8 @@ export class SessionManager implements CredentialSource {
         },
         { log },
       );
-      this.#current = { id: answer.value };
-      return this.#current;
+      this.#current = answer.value;
+      return answer.value;
     });
   }
 }

@@ -66,6 +66,7 @@ interface PageFetch {
 }
 
 const SHARED_KIND = 'audit-page';
+const COUNTED = { hit: 'hits', miss: 'misses', bypass: 'bypasses' } as const;
 const FIRST_POLL_MS = 10;
 const LAST_POLL_MS = 100;
 
@@ -180,9 +181,7 @@ export class AuditPageCache {
   }
 
   #lookup(outcome: CacheLookupEvent['outcome']): void {
-    if (outcome === 'hit') this.#counts.hits++;
-    else if (outcome === 'miss') this.#counts.misses++;
-    else this.#counts.bypasses++;
+    this.#counts[COUNTED[outcome]]++;
     emit(this.#options.events?.onCacheLookup, { cache: CACHE_LABEL, outcome });
   }
 }
@@ -228,17 +227,9 @@ async function sharedPage(shared: SharedStore, pageKey: string, context: PageFet
 }
 
 /** Everything that determines the answer; JSON keeps free-text parts (objectType) unambiguous. */
-function cacheKey(owner: AuditPageOwner, q: AuditReportQuery): string {
-  return JSON.stringify([
-    owner.baseUrl,
-    owner.clientId,
-    q.fromMillis,
-    q.toMillis,
-    q.objectType ?? null,
-    q.action ?? null,
-    q.pageSize,
-    q.startIndex,
-  ]);
+function cacheKey({ baseUrl, clientId }: AuditPageOwner, query: AuditReportQuery): string {
+  const { fromMillis, toMillis, objectType = null, action = null, pageSize, startIndex } = query;
+  return JSON.stringify([baseUrl, clientId, fromMillis, toMillis, objectType, action, pageSize, startIndex]);
 }
 
 /** Waits for a shared call until this caller's own signal aborts, which ends as the direct call would. */
