@@ -29,27 +29,19 @@ export interface FileRowsResult {
 const UNREADABLE: UpdateSessionFileRow = { ok: false };
 
 export function readFileRows(values: readonly unknown[]): FileRowsResult {
-  const rows: UpdateSessionFileRow[] = [];
   const explained: UnreadableFile[] = [];
   let unreadable = 0;
-  values.forEach((value, position) => {
+  const rows = values.map((value, position): UpdateSessionFileRow => {
     const read = readFile(value);
-    if (read.ok) {
-      rows.push(read);
-      return;
-    }
-    rows.push(UNREADABLE);
+    if (read.ok) return read;
     if (unreadable < EXPLAINED_PER_ANSWER) explained.push({ position, ...read.why });
     unreadable++;
+    return UNREADABLE;
   });
   return { rows, unreadable, explained };
 }
 
-type FileRead =
-  | { readonly ok: true; readonly file: FileInfo }
-  | { readonly ok: false; readonly why: Omit<UnreadableFile, 'position'> };
-
-function readFile(value: unknown): FileRead {
+function readFile(value: unknown): { ok: true; file: FileInfo } | { ok: false; why: Omit<UnreadableFile, 'position'> } {
   if (nestedDeeperThan(value, MAX_FILE_DEPTH)) {
     return { ok: false, why: { problem: `nested deeper than ${MAX_FILE_DEPTH} levels` } };
   }

@@ -93,7 +93,6 @@ export class TokenManager implements CredentialSource {
     return untilAborted(this.#renew(log), deadline.signal);
   }
 
-  /** Single flight: joins the renewal under way or starts one. */
   #renew(log: Logger): Promise<AccessToken> {
     return this.#renewal.join(() => this.#obtain(log));
   }
@@ -105,7 +104,7 @@ export class TokenManager implements CredentialSource {
         return await this.#grant('refresh_token', log, refreshToken);
       } catch (error) {
         if (!(error instanceof UpstreamError && error.code === 'UPSTREAM_UNAUTHORIZED')) throw error;
-        // Refused (expired, revoked, rotated away): forget it. Renewals run one at a time: none newer came meanwhile.
+        // Refused (expired, revoked, rotated away): forget it; renewals run one at a time, so none newer came.
         this.#refreshToken = undefined;
         log.info({ upstream: 'identity' }, 'refresh grant refused; falling back to client_credentials');
       }
