@@ -3,12 +3,12 @@ import { Pool, type Dispatcher } from 'undici';
 import { ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { ContentLibraryClient } from './content-library/client.js';
-import { SessionManager, type SessionStats } from './content-library/session.js';
+import { SessionManager } from './content-library/session.js';
 import type { UpstreamEvents, UpstreamTracer } from './events.js';
 import { UpstreamHttp } from './http.js';
-import { AuditPageCache, CachedIdentityApi, type AuditCacheStats } from './identity/audit-cache.js';
+import { AuditPageCache, CachedIdentityApi } from './identity/audit-cache.js';
 import { IdentityClient } from './identity/client.js';
-import { TokenManager, type TokenStats } from './identity/token.js';
+import { TokenManager } from './identity/token.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SharedStore } from './shared-store/index.js';
 import type { IdentityApi, Upstreams } from './types.js';
@@ -26,10 +26,10 @@ export interface UpstreamOptions {
 }
 
 export interface UpstreamStats {
-  readonly token: TokenStats | undefined;
-  readonly session: SessionStats | undefined;
+  readonly token: ReturnType<TokenManager['stats']> | undefined;
+  readonly session: ReturnType<SessionManager['stats']> | undefined;
   /** undefined: no identity upstream, or AUDIT_CACHE_MAX_BYTES=0. */
-  readonly auditCache: AuditCacheStats | undefined;
+  readonly auditCache: ReturnType<AuditPageCache['stats']> | undefined;
   /** Answer bytes being received and parsed now, both services. */
   readonly answerBytesInFlight: number;
 }

@@ -17,12 +17,6 @@ import { sessionLoginSchema } from './schemas.js';
 
 const SESSION_HEADER = 'vmware-api-session-id';
 
-export interface SessionStats {
-  /** Login requests made, successful or not. */
-  readonly logins: number;
-  readonly failures: number;
-}
-
 export interface SessionManagerOptions {
   readonly http: UpstreamHttp;
   readonly vendor: string;
@@ -41,7 +35,7 @@ export class SessionManager implements CredentialSource {
     this.#options = options;
   }
 
-  stats(): SessionStats {
+  stats() {
     return { ...this.#stats };
   }
 

@@ -39,17 +39,6 @@ export interface AuditPageCacheOptions {
   readonly shared?: SharedStore | undefined;
 }
 
-export interface AuditCacheStats {
-  readonly entries: number;
-  /** Sum of the kept pages' heap estimates (pageHeapBytes); never above maxBytes. */
-  readonly bytes: number;
-  readonly maxBytes: number;
-  readonly hits: number;
-  readonly misses: number;
-  readonly bypasses: number;
-  readonly evictions: number;
-}
-
 /** Where a page came from and whose rights fetched it: sharing stays safe should rights ever differ per caller. */
 export interface AuditPageOwner {
   readonly baseUrl: string;
@@ -104,7 +93,8 @@ export class AuditPageCache {
     });
   }
 
-  stats(): AuditCacheStats {
+  /** `bytes`: the kept pages' heap estimates (pageHeapBytes), never above maxBytes. */
+  stats() {
     return {
       entries: this.#lru.size,
       bytes: this.#lru.calculatedSize,

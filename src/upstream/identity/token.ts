@@ -21,13 +21,6 @@ import { tokenResponseSchema, type TokenResponse } from './schemas.js';
 
 export type TokenGrant = 'client_credentials' | 'refresh_token';
 
-export interface TokenStats {
-  /** Token endpoint requests made, successful or not. */
-  readonly requests: number;
-  readonly byGrant: Readonly<Record<TokenGrant, number>>;
-  readonly failures: number;
-}
-
 export interface TokenManagerOptions {
   readonly http: UpstreamHttp;
   readonly config: IdentityConfig;
@@ -63,7 +56,8 @@ export class TokenManager implements CredentialSource {
     this.#now = options.now ?? Date.now;
   }
 
-  stats(): TokenStats {
+  /** Token endpoint requests made (successful or not), by grant, and failed. */
+  stats() {
     return { ...this.#stats, byGrant: { ...this.#stats.byGrant } };
   }
 
