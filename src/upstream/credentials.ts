@@ -1,6 +1,8 @@
-/** What the HTTP layer needs from a token or session manager. */
+/** What the HTTP layer needs from a token or session manager, and what both managers share. */
 import type { Logger } from 'pino';
+import { UpstreamError, type UpstreamService } from '../lib/errors.js';
 import type { Deadline } from './deadline.js';
+import { emit, type CredentialRenewalEvent, type UpstreamEvents } from './events.js';
 
 export interface CredentialLease {
   /** Headers carrying the credential; never logged. */
@@ -10,10 +12,7 @@ export interface CredentialLease {
 }
 
 export interface CredentialSource {
-  /**
-   * A valid credential, shared with every concurrent caller; rejects with an UpstreamError, or with
-   * the deadline's abort reason as soon as its signal aborts while the caller waits.
-   */
+  /** A valid credential, shared with every concurrent caller; rejects as soon as the deadline's signal aborts. */
   acquire(deadline: Deadline, log: Logger): Promise<CredentialLease>;
 }
 
@@ -22,17 +21,37 @@ export function basicAuthorization(user: string, password: string): string {
 }
 
 /**
- * One credential request in flight at a time: callers meanwhile wait for that same request and
- * share its outcome, a failure included; once it settles, the next caller starts a new one.
+ * One credential request in flight at a time: callers meanwhile share its outcome, a failure
+ * included; once it settles, the next caller starts a new one.
  */
 export class SingleFlight<T> {
   #inflight: Promise<T> | undefined;
 
-  /** Joins the request under way, or starts one with `start`. */
   join(start: () => Promise<T>): Promise<T> {
     this.#inflight ??= start().finally(() => {
       this.#inflight = undefined;
     });
     return this.#inflight;
+  }
+}
+
+/** Runs one credential request, reporting how it ended and counting it in `stats.failures` when it fails. */
+export async function reportedRenewal<T>(
+  events: UpstreamEvents | undefined,
+  renewal: { readonly service: UpstreamService; readonly kind: CredentialRenewalEvent['kind'] },
+  stats: { failures: number },
+  request: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  const report = (outcome: CredentialRenewalEvent['outcome']) =>
+    emit(events?.onCredentialRenewal, { ...renewal, outcome, durationMs: Math.round(performance.now() - started) });
+  try {
+    const value = await request();
+    report('success');
+    return value;
+  } catch (error) {
+    stats.failures++;
+    report(error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE');
+    throw error;
   }
 }

@@ -1,8 +1,6 @@
 /**
- * Deadlines. An operation has one (`createOperationDeadline`, REQUEST_TIMEOUT_MS): one timer for all
- * of its upstream calls, made when the first call needs it. Each upstream call has its own
- * (`createDeadline`, UPSTREAM_TIMEOUT_MS), bounding the connection and the wait for one, the retries,
- * the backoff sleeps and the wait for credentials alike, and never outlasting its operation's.
+ * An operation's deadline (REQUEST_TIMEOUT_MS) is one timer for all its upstream calls; each call's
+ * (UPSTREAM_TIMEOUT_MS) bounds its connection, retries and wait for credentials, within the operation's.
  */
 
 /** The abort reason when the call's own deadline, not the caller, ended the call. */
@@ -21,20 +19,9 @@ export class OperationTimedOutError extends Error {
   }
 }
 
-/**
- * Why an operation's signal aborted: its deadline passed, or its caller went away (closed the
- * connection, abandoned the stream, ended the operation).
- */
+/** Why an operation's signal aborted: its deadline passed, or its caller went away. */
 export function abortCauseOf(signal: AbortSignal): 'deadline' | 'cancelled' {
   return signal.reason instanceof OperationTimedOutError ? 'deadline' : 'cancelled';
-}
-
-/** What an operation hands each of its upstream calls: plain values, no GraphQL. */
-export interface OperationBounds {
-  /** Aborts when the operation's deadline passes (OperationTimedOutError) or its caller leaves. */
-  readonly signal?: AbortSignal | undefined;
-  /** When the operation's deadline passes, on performance.now()'s clock. */
-  readonly expiresAt?: number | undefined;
 }
 
 export interface OperationDeadline {
@@ -84,10 +71,7 @@ export interface Deadline {
   /** Aborts when the time is up or the caller's own signal aborts. */
   readonly signal: AbortSignal;
   remainingMs(): number;
-  /**
-   * Why the signal fired: the call's own time ran out, its operation's did, or the caller left;
-   * undefined while it has not.
-   */
+  /** The call's own time ran out, its operation's did, or the caller left; undefined while not aborted. */
   abortCause(): 'timeout' | 'deadline' | 'cancelled' | undefined;
   /** Releases the timer and the listener on the caller's signal. */
   dispose(): void;
@@ -112,10 +96,8 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
   let cause: 'timeout' | 'deadline' | 'cancelled' | undefined;
 
   const onCallerAbort = () => {
-    // Stryker disable next-line OptionalChaining: only the caller's signal calls this
     cause ??= abortCauseOf(callerSignal!);
-    // Stryker disable next-line OptionalChaining: only the caller's signal calls this
-    controller.abort(callerSignal?.reason);
+    controller.abort(callerSignal!.reason);
   };
   const timer = setTimeout(() => {
     cause ??= 'timeout';
@@ -137,13 +119,10 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
   };
 }
 
-/**
- * Waits for a shared promise (a token or session being fetched for many callers) without tying
- * its fate to this caller: the caller gives up when its own signal aborts, the promise runs on.
- */
+/** Waits for shared work (a token fetched for many callers) until `signal` aborts; the work runs on. */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
-    // Its failure is nobody's now: handled here, or it would be an unhandled rejection.
+    // Its failure is nobody's now: handled, or it would be an unhandled rejection.
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }

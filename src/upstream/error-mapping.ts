@@ -1,7 +1,6 @@
 /**
- * The one place where what an upstream did becomes a typed UpstreamError.
- * Messages are for clients: they never name a URL, a token, a secret or an upstream body.
- * `detail` goes to the log only; callers put statuses, routes and zod issues there, never secrets.
+ * The one place where what an upstream did becomes a typed UpstreamError. Messages are for clients
+ * (no URL, token, secret or upstream body); `detail` is for the log only, and never holds secrets.
  *
  * | upstream outcome                                   | code                      |
  * |----------------------------------------------------|---------------------------|
@@ -14,8 +13,7 @@
  * | any other status (other 4xx, 404 elsewhere, 3xx)   | UPSTREAM_INVALID_RESPONSE |
  * | 2xx whose body is not JSON or fails its zod model  | UPSTREAM_INVALID_RESPONSE |
  * | 2xx that fails the request's own check (more rows) | UPSTREAM_INVALID_RESPONSE |
- *
- * A caller that went away is no upstream outcome: its calls end with CallerGoneError (src/lib/errors.ts).
+ * A caller that went away is no upstream outcome: its calls end with CallerGoneError.
  */
 import type { z } from 'zod';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
@@ -46,22 +44,13 @@ export function errorForStatus(service: UpstreamService, status: number, context
   if (status === 408 || status === 429 || status >= 500) {
     return new UpstreamError('UPSTREAM_UNAVAILABLE', service, `${name} is unavailable.`, detail);
   }
-  return new UpstreamError(
-    'UPSTREAM_INVALID_RESPONSE',
-    service,
-    `${name} answered with an unexpected status.`,
-    detail,
-  );
+  return new UpstreamError('UPSTREAM_INVALID_RESPONSE', service, `${name} answered with an unexpected status.`, detail);
 }
 
 /** timeout: the call's own deadline; deadline: its operation's (REQUEST_TIMEOUT_MS). */
 export type TransportFailure = 'timeout' | 'deadline' | 'connection';
 
-export function errorForTransport(
-  service: UpstreamService,
-  failure: TransportFailure,
-  detail: Record<string, unknown>,
-): UpstreamError {
+export function errorForTransport(service: UpstreamService, failure: TransportFailure, detail: Record<string, unknown>) {
   const name = serviceNames[service];
   const message = {
     timeout: `${name} did not answer in time.`,
@@ -72,9 +61,8 @@ export function errorForTransport(
 }
 
 /**
- * What a wait ends with once its operation's signal aborted: the deadline's time out, or the caller
- * gone. `waitedFor` names what it waited for (a shared call, a turn): no call of its own logged it,
- * so its detail names no `route` and the request's error log writes it.
+ * How a wait ends once its operation's signal aborted: timed out, or the caller gone. `waitedFor`
+ * names what it waited for (a shared call, a turn); no call of its own logged it, so no `route`.
  */
 export function errorForAbort(service: UpstreamService, signal: AbortSignal, waitedFor: string): UpstreamError | CallerGoneError {
   return abortCauseOf(signal) === 'deadline'
@@ -82,10 +70,7 @@ export function errorForAbort(service: UpstreamService, signal: AbortSignal, wai
     : new CallerGoneError({ upstream: service, waitedFor });
 }
 
-/**
- * An answer refused because the gateway is receiving too many upstream bytes at once: nothing
- * wrong with it, so the call may well succeed when tried again.
- */
+/** Too many upstream bytes arriving at once: nothing wrong with the answer, so a retry may succeed. */
 export function errorForAnswerBytes(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {
   return new UpstreamError(
     'UPSTREAM_UNAVAILABLE',
@@ -96,12 +81,8 @@ export function errorForAnswerBytes(service: UpstreamService, detail: Record<str
 }
 
 export function errorForInvalidBody(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {
-  return new UpstreamError(
-    'UPSTREAM_INVALID_RESPONSE',
-    service,
-    `${serviceNames[service]} answered with an unexpected response.`,
-    detail,
-  );
+  const message = `${serviceNames[service]} answered with an unexpected response.`;
+  return new UpstreamError('UPSTREAM_INVALID_RESPONSE', service, message, detail);
 }
 
 /** Zod issues for the log: where and what, never the offending value. */

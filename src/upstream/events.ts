@@ -1,7 +1,4 @@
-/**
- * Hooks a metrics or tracing layer can subscribe to without the upstream layer knowing about it.
- * A hook that throws is ignored: observing must never break a call.
- */
+/** Hooks a metrics or tracing layer subscribes to; one that throws is ignored. */
 import type { ErrorCode, UpstreamService } from '../lib/errors.js';
 
 export interface UpstreamCallEvent {
@@ -29,10 +26,7 @@ export interface CredentialRenewalEvent {
 export interface CacheLookupEvent {
   /** A stable label: 'audit-report'. */
   readonly cache: string;
-  /**
-   * hit: answered without an upstream call of its own (stored, or joined one in flight);
-   * miss: made the upstream call; bypass: not cacheable (the window is still open).
-   */
+  /** hit: no upstream call of its own (stored, or joined one in flight); bypass: the window is still open. */
   readonly outcome: 'hit' | 'miss' | 'bypass';
 }
 
@@ -58,20 +52,17 @@ export interface UpstreamCallStart {
 }
 
 /**
- * Wraps each upstream call (credentials, attempts, reading the answer), e.g. in a span made active
- * for it so that what the call logs or sends belongs to it. `call` is run exactly once and its
- * result or rejection passed on unchanged; the call reports how it ended through `end`.
+ * Wraps each upstream call (e.g. in an active span): runs `call` exactly once and passes its outcome
+ * on unchanged; the call reports how it ended through `end`.
  */
 export interface UpstreamTracer {
   traceCall<T>(start: UpstreamCallStart, call: (end: (event: UpstreamCallEvent) => void) => Promise<T>): Promise<T>;
 }
 
 export function emit<E>(hook: ((event: E) => void) | undefined, event: E): void {
-  // Stryker disable next-line ConditionalExpression: an absent hook would throw in the try below and be ignored all the same
-  if (!hook) return;
   try {
-    hook(event);
+    hook?.(event);
   } catch {
-    // Deliberately ignored, see above.
+    // Observing must never break a call.
   }
 }

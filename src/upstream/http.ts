@@ -1,101 +1,63 @@
 /**
  * The REST data source under both clients: one call = credentials + exchange + retries + mapping +
  * zod validation + one log line, all within one deadline. Knows nothing of GraphQL.
- *
- * An answer's body bytes count against a bound shared by every call of the process (`answerBytes`)
- * from their arrival until the answer has been parsed and checked, or the call failed: the body cap
- * bounds one answer, not the 32 connections per service that may each be receiving one.
+ * Answer bytes count against one bound for the whole process (`answerBytes`) until parsed: the
+ * body cap bounds one answer, not the many connections that may each be receiving one.
  */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import type { CredentialLease, CredentialSource } from './credentials.js';
 import { createDeadline, untilAborted, type Deadline } from './deadline.js';
-import {
-  errorForAnswerBytes,
-  errorForInvalidBody,
-  errorForStatus,
-  errorForTransport,
-  summarizeIssues,
-} from './error-mapping.js';
+import { errorForAnswerBytes, errorForInvalidBody, errorForStatus, errorForTransport, summarizeIssues } from './error-mapping.js';
 import { errorTypeIn, forgetEchoedCredentials } from './error-type.js';
 import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
-import {
-  backoffMs,
-  errorCodeOf,
-  isRetryableConnectionError,
-  retryableStatuses,
-  retryAfterMs,
-  type RetryPolicy,
-} from './retry.js';
+import { backoffMs, errorCodeOf, isRetryableConnectionError, retryableStatuses, retryAfterMs, type RetryPolicy } from './retry.js';
+import type { CallOptions } from './types.js';
 
 export interface UpstreamRequest<T> {
   /** Stable label for logs and metrics. */
   readonly route: string;
   readonly method: 'GET' | 'POST';
-  /** Path below the configured base URL, without a query string. */
+  /** Below the base URL's path, without a query string. */
   readonly path: string;
   /** Sent, never logged. */
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** Credentials in the body (a refresh token): kept out of the log like those in headers. Undefined ones are skipped. */
+  /** Credentials in the body (a refresh token): kept out of the log like those in headers. */
   readonly secrets?: readonly (string | undefined)[];
   /** The answer's documented shape; a mismatch is UPSTREAM_INVALID_RESPONSE. */
   readonly schema: z.ZodType<T>;
-  /**
-   * A cheaper check of the same shape for a hot route: when it accepts, the parsed body is the
-   * answer as it is (no zod copy); when not, `schema` decides. It must accept only what `schema`
-   * accepts unchanged.
-   */
+  /** A cheaper check for a hot route, accepting only what `schema` returns unchanged: no zod copy. */
   readonly accepts?: (json: unknown) => json is T;
-  /**
-   * What the shape cannot say, checked once it is known (an audit page with more rows than asked):
-   * a problem it names, for the log, makes the answer UPSTREAM_INVALID_RESPONSE.
-   */
+  /** What the shape cannot say (more rows than asked): a problem it names is UPSTREAM_INVALID_RESPONSE. */
   readonly check?: (answer: T) => string | undefined;
-  readonly credentials?: CredentialSource;
+  readonly credentials?: CredentialSource | undefined;
   readonly credentialRoute?: boolean;
-  /**
-   * A POST that may be repeated (a token grant, a session login): retried like a GET on connection
-   * errors and 429/502/503/504. Other POSTs are repeated only when they provably never left.
-   */
+  /** A POST that may be repeated (token grant, session login): retried like a GET. */
   readonly retryLikeGet?: boolean;
   readonly notFoundMessage?: string;
-  /**
-   * The upstream error type (`type` of a vAPI body) that makes a 404 mean "not found". A 404
-   * without it is an unknown path (a misconfigured base URL or vendor): UPSTREAM_INVALID_RESPONSE.
-   */
+  /** The error type that makes a 404 "not found"; without it a 404 is an unknown path (a wrong base URL). */
   readonly notFoundType?: RegExp;
 }
 
 export interface UpstreamHttpOptions {
   readonly service: UpstreamService;
-  /** The configured base URL; its path (if any) prefixes every request path. */
+  /** Its path, if any, prefixes every request path. */
   readonly baseUrl: string;
-  /** The service's own keep-alive pool for the base URL's origin. */
   readonly dispatcher: Dispatcher;
-  /** Answer bytes being received and parsed, shared by every call of the process (both services). */
   readonly answerBytes: ByteReservations;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
-  readonly events?: UpstreamEvents;
+  readonly events?: UpstreamEvents | undefined;
   readonly tracer?: UpstreamTracer | undefined;
 }
 
-export interface RequestCall {
-  readonly log: Logger;
-  /** The operation's signal: aborts when its deadline passes or its caller leaves. */
-  readonly signal?: AbortSignal | undefined;
-  /** When the operation's deadline passes (performance.now()'s clock); the call ends by then. */
-  readonly expiresAt?: number | undefined;
-}
-
-/** An answer with the byte length of the body it was read from (for caches bounded in bytes). */
+/** An answer with the byte length of its body (for caches bounded in bytes). */
 export interface MeasuredAnswer<T> {
   readonly value: T;
   readonly bodyBytes: number;
@@ -105,7 +67,7 @@ interface Progress {
   status: number | undefined;
   retries: number;
   credentialRetry: boolean;
-  /** The credential of the last attempt: an error type that repeats it is not logged. */
+  /** The last attempt's credential: an error type that repeats it is not logged. */
   lease: CredentialLease | undefined;
 }
 
@@ -127,12 +89,11 @@ export class UpstreamHttp {
   }
 
   /** Resolves with the validated answer or rejects with an UpstreamError, after logging one line. */
-  async request<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<T> {
+  async request<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<T> {
     return (await this.measuredRequest(request, call)).value;
   }
 
-  /** As request(), plus the byte length of the answer's body. */
-  measuredRequest<T>(request: UpstreamRequest<T>, call: RequestCall): Promise<MeasuredAnswer<T>> {
+  measuredRequest<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<MeasuredAnswer<T>> {
     const tracer = this.#options.tracer;
     if (!tracer) return this.#measuredRequest(request, call, undefined);
     const start = { service: this.service, route: request.route, method: request.method };
@@ -141,67 +102,46 @@ export class UpstreamHttp {
 
   async #measuredRequest<T>(
     request: UpstreamRequest<T>,
-    call: RequestCall,
+    call: CallOptions,
     traceEnd: ((event: UpstreamCallEvent) => void) | undefined,
   ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal, call.expiresAt);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false, lease: undefined };
-    // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
-    const line = () => ({
-      upstream: this.service,
-      method: request.method,
-      route: request.route,
-      path: this.#basePath + request.path,
-      status: progress.status,
-      durationMs: Math.round(performance.now() - started),
-      retries: progress.retries,
-      ...(progress.credentialRetry ? { credentialRetry: true } : {}),
-    });
-    const event = (fields: ReturnType<typeof line>, outcome: UpstreamCallEvent['outcome']): UpstreamCallEvent => ({
-      service: this.service,
-      route: fields.route,
-      method: fields.method,
-      status: fields.status,
-      durationMs: fields.durationMs,
-      retries: fields.retries,
-      credentialRetry: progress.credentialRetry,
-      outcome,
-    });
-    const report = (ended: UpstreamCallEvent) => {
-      emit(this.#options.events?.onUpstreamCall, ended);
-      emit(traceEnd, ended);
+    const { service } = this;
+    const { route, method } = request;
+    const end = (outcome: UpstreamCallEvent['outcome'], level: 'info' | 'warn' | 'debug', message: string, more = {}) => {
+      const { status, retries, credentialRetry } = progress;
+      const durationMs = Math.round(performance.now() - started);
+      // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
+      const path = this.#basePath + request.path;
+      const fields = { upstream: service, method, route, path, status, durationMs, retries };
+      call.log[level]({ ...fields, ...(credentialRetry ? { credentialRetry } : {}), ...more }, message);
+      const event = { service, route, method, status, durationMs, retries, credentialRetry, outcome };
+      emit(this.#options.events?.onUpstreamCall, event);
+      emit(traceEnd, event);
     };
     try {
-      const answer = await this.#exchange(request, call.log, deadline, progress);
-      const fields = line();
-      call.log.info(fields, 'upstream call');
-      report(event(fields, 'success'));
+      const answer = await this.#exchange(request, call, deadline, progress);
+      end('success', 'info', 'upstream call');
       return answer;
     } catch (caught) {
       if (deadline.abortCause() === 'cancelled') {
-        // The caller left: no upstream failure. One debug line; the request's own line says the rest.
-        const fields = line();
-        call.log.debug(fields, 'upstream call cancelled: the caller went away');
-        report(event(fields, 'cancelled'));
-        throw new CallerGoneError({ upstream: this.service, route: request.route });
+        // The caller left: no upstream failure, and the request's own line says the rest.
+        end('cancelled', 'debug', 'upstream call cancelled: the caller went away');
+        throw new CallerGoneError({ upstream: service, route });
       }
-      const error = this.#asUpstreamError(caught, deadline, request.route);
-      const sent = [
+      const error = this.#asUpstreamError(caught, deadline, route);
+      forgetEchoedCredentials(error, [
         request.headers?.['authorization'],
         ...Object.values(progress.lease?.headers ?? {}),
-        // Stryker disable next-line ArrayDeclaration: with no secrets given, a text in their place only hides an error type that echoes it, which no answer does
         ...(request.secrets ?? []),
-      ];
-      forgetEchoedCredentials(error, sent);
-      const fields = line();
+      ]);
+      const failure = error.detail!['failure'];
+      const address = failure === 'connection' || failure === 'timeout' || failure === 'deadline' ? { address: this.#address } : {};
       // A missing update session is an ordinary answer, not a fault of the upstream.
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
-      // Stryker disable next-line OptionalChaining: an UpstreamError always carries a detail, its service at least
-      const failure = error.detail?.['failure'];
-      const address = failure === 'connection' || failure === 'timeout' || failure === 'deadline' ? { address: this.#address } : {};
-      call.log[level]({ ...fields, ...address, code: error.code, err: error }, 'upstream call failed');
-      report(event(fields, error.code));
+      end(error.code, level, 'upstream call failed', { ...address, code: error.code, err: error });
       throw error;
     } finally {
       deadline.dispose();
@@ -209,21 +149,16 @@ export class UpstreamHttp {
   }
 
   /** Credentials, send (with transient retries), one renewal on 401, then read the answer. */
-  async #exchange<T>(
-    request: UpstreamRequest<T>,
-    log: Logger,
-    deadline: Deadline,
-    progress: Progress,
-  ): Promise<MeasuredAnswer<T>> {
+  async #exchange<T>(request: UpstreamRequest<T>, call: CallOptions, deadline: Deadline, progress: Progress) {
     const source = request.credentials;
-    let lease: CredentialLease | undefined = source ? await source.acquire(deadline, log) : undefined;
+    let lease = await source?.acquire(deadline, call.log);
     for (;;) {
       const response = await this.#sendWithRetries(request, lease, deadline, progress);
       if (response.statusCode === 401 && source && lease && !progress.credentialRetry) {
         await response.body.dump();
         progress.credentialRetry = true;
         lease.invalidate();
-        lease = await source.acquire(deadline, log);
+        lease = await source.acquire(deadline, call.log);
         continue;
       }
       return await this.#readAnswer(request, response);
@@ -257,11 +192,9 @@ export class UpstreamHttp {
           deadline.signal,
         );
       } catch (error) {
-        // An aborted call ends below as well: its error is no connection error, or the sleep rejects at once.
-        const code = errorCodeOf(error);
+        // An aborted call ends here too: its error is no connection error, or the sleep rejects at once.
         const delay = backoffMs(attempt, policy);
-        // Stryker disable next-line EqualityOperator: the time left is fractional and falling; no test can make a delay equal it
-        if (!canRetry || !isRetryableConnectionError(code, retryMethod) || delay >= deadline.remainingMs()) {
+        if (!canRetry || !isRetryableConnectionError(errorCodeOf(error), retryMethod) || delay >= deadline.remainingMs()) {
           throw error;
         }
         await sleep(delay, undefined, { signal: deadline.signal });
@@ -272,7 +205,6 @@ export class UpstreamHttp {
       if (retryMethod !== 'GET' || !canRetry || !retryableStatuses.has(response.statusCode)) return response;
       // Honour Retry-After; when it asks for more than the deadline leaves, fail now rather than sleep in vain.
       const delay = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, policy);
-      // Stryker disable next-line EqualityOperator: the time left is fractional and falling; no test can make a delay equal it
       if (delay >= deadline.remainingMs()) return response;
       await response.body.dump();
       await sleep(delay, undefined, { signal: deadline.signal });
@@ -281,82 +213,60 @@ export class UpstreamHttp {
   }
 
   async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData): Promise<MeasuredAnswer<T>> {
+    const { statusCode: status } = response;
+    const { route } = request;
     const holding = this.#options.answerBytes.holding();
+    const refused = () => this.#refusedForBytes(route, status);
+    const invalid = (problem: string, more = {}) => errorForInvalidBody(this.service, { route, status, problem, ...more });
     try {
-      return await this.#readHeldAnswer(request, response, holding);
+      // undici answers with final statuses only: nothing below 200 ends a request.
+      if (status >= 300) throw this.#statusError(request, status, await readErrorType(response.body, holding, refused));
+      // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
+      const { text, bodyBytes } = await readText(response.body, holding, refused);
+      if (moreContainersThan(text, MAX_BODY_CONTAINERS)) {
+        throw invalid(`body holds more than ${MAX_BODY_CONTAINERS} JSON arrays and objects`);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw invalid('body is not JSON');
+      }
+      const value = request.accepts?.(json) ? json : this.#parsed(request.schema, json, invalid);
+      const problem = request.check?.(value);
+      if (problem !== undefined) throw invalid(problem);
+      return { value, bodyBytes };
     } finally {
       holding.release();
     }
   }
 
-  async #readHeldAnswer<T>(
-    request: UpstreamRequest<T>,
-    response: Dispatcher.ResponseData,
-    holding: ByteHolding,
-  ): Promise<MeasuredAnswer<T>> {
-    const { statusCode } = response;
-    const refused = () => this.#refusedForBytes(request.route, statusCode);
-    // undici answers with final statuses only: an informational one (below 200) never ends a request.
-    if (statusCode >= 300) {
-      const upstreamError = await readErrorType(response.body, holding, refused);
-      const unknownPath =
-        // Stryker disable next-line StringLiteral: an absent error type reads as a text no not-found type matches; which text is moot
-        statusCode === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
-      throw errorForStatus(this.service, statusCode, {
-        credentialRoute: request.credentialRoute,
-        notFoundMessage: unknownPath ? undefined : request.notFoundMessage,
-        detail: {
-          route: request.route,
-          ...(upstreamError ? { upstreamError } : {}),
-          ...(unknownPath ? { problem: `no such path upstream: ${this.#basePath + request.path} (check the base URL and vendor)` } : {}),
-        },
-      });
-    }
-    // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
-    const { text, bodyBytes } = await readText(response.body, holding, refused);
-    if (moreContainersThan(text, MAX_BODY_CONTAINERS)) {
-      throw errorForInvalidBody(this.service, {
-        route: request.route,
-        status: statusCode,
-        problem: `body holds more than ${MAX_BODY_CONTAINERS} JSON arrays and objects`,
-      });
-    }
-    let json: unknown;
+  #parsed<T>(schema: z.ZodType<T>, json: unknown, invalid: (problem: string, more?: object) => UpstreamError): T {
+    let parsed: ReturnType<typeof schema.safeParse>;
     try {
-      json = JSON.parse(text);
+      parsed = schema.safeParse(json);
     } catch {
-      throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem: 'body is not JSON' });
+      // Nested deeper than the validator's stack reaches.
+      throw invalid('body is nested too deeply');
     }
-    const value = this.#validated(request, json, statusCode);
-    const problem = request.check?.(value);
-    if (problem !== undefined) {
-      throw errorForInvalidBody(this.service, { route: request.route, status: statusCode, problem });
-    }
-    return { value, bodyBytes };
-  }
-
-  #validated<T>(request: UpstreamRequest<T>, json: unknown, status: number): T {
-    // Stryker disable next-line ConditionalExpression: the fast check accepts only what the schema returns unchanged; the answer is the same
-    if (request.accepts?.(json)) return json;
-    let parsed: ReturnType<typeof request.schema.safeParse>;
-    try {
-      parsed = request.schema.safeParse(json);
-    } catch {
-      // A body nested deeper than the validator's stack reaches.
-      throw errorForInvalidBody(this.service, { route: request.route, status, problem: 'body is nested too deeply' });
-    }
-    if (!parsed.success) {
-      throw errorForInvalidBody(this.service, {
-        route: request.route,
-        status,
-        problem: 'body does not match its schema',
-        issues: summarizeIssues(parsed.error.issues),
-      });
-    }
+    if (!parsed.success) throw invalid('body does not match its schema', { issues: summarizeIssues(parsed.error.issues) });
     return parsed.data;
   }
 
-  /** The rest of the call's answer is left unread: the answer bytes in flight are at their bound. */
+  #statusError<T>(request: UpstreamRequest<T>, status: number, upstreamError: string | undefined): UpstreamError {
+    const unknownPath = status === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
+    return errorForStatus(this.service, status, {
+      credentialRoute: request.credentialRoute,
+      notFoundMessage: unknownPath ? undefined : request.notFoundMessage,
+      detail: {
+        route: request.route,
+        ...(upstreamError ? { upstreamError } : {}),
+        ...(unknownPath ? { problem: `no such path upstream: ${this.#basePath + request.path} (check the base URL and vendor)` } : {}),
+      },
+    });
+  }
+
+  /** The rest of the answer is left unread: the answer bytes in flight are at their bound. */
   #refusedForBytes(route: string, status: number): UpstreamError {
     emit(this.#options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
     const { max, bytes } = this.#options.answerBytes;
@@ -371,9 +281,8 @@ export class UpstreamHttp {
 
   #pathWithQuery<T>(request: UpstreamRequest<T>): string {
     const path = this.#basePath + request.path;
-    if (!request.query) return path;
     const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(request.query)) {
+    for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) query.set(name, String(value));
     }
     const text = query.toString();
@@ -388,49 +297,37 @@ export class UpstreamHttp {
     if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
       return errorForInvalidBody(this.service, { route, problem: 'body exceeds the size limit' });
     }
-    return errorForTransport(this.service, 'connection', {
-      route,
-      errorCode,
-      errorName: caught instanceof Error ? caught.name : typeof caught,
-    });
+    const errorName = caught instanceof Error ? caught.name : typeof caught;
+    return errorForTransport(this.service, 'connection', { route, errorCode, errorName });
   }
 }
 
 /**
- * JSON arrays and objects a body may hold. An empty one parses into some 50 bytes of heap for its 3
- * bytes of JSON: a 16 MB body of them would take 250 MB. A 5000-row audit page holds about 15,000
- * (its records are strings, parsed one by one later, under bounds of their own).
+ * JSON arrays and objects a body may hold: an empty one takes far more heap than its bytes, while
+ * a full audit page holds few (its records are strings, parsed later under bounds of their own).
  */
 export const MAX_BODY_CONTAINERS = 400_000;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const BRACKET_L = 0x5b;
-const BRACE_L = 0x7b;
-
 /**
- * First `[` and `{` anywhere, counted natively by indexOf (about 0.5 ms for a 5000-row page); only a
- * body with more of them than the limit is walked character by character to leave out those in strings.
+ * `[` and `{` anywhere are counted natively by indexOf; only a body with more of them than the
+ * limit is walked character by character to leave out those in strings.
  */
 function moreContainersThan(text: string, limit: number): boolean {
   let anywhere = 0;
   for (const opening of ['[', '{']) {
-    // Stryker disable next-line ConditionalExpression: counting on past the limit only takes longer; the answer is the same
     for (let at = text.indexOf(opening); at !== -1 && anywhere <= limit; at = text.indexOf(opening, at + 1)) anywhere++;
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: the shortcut saves work only; the walk below never counts more than indexOf found
   if (anywhere <= limit) return false;
   let count = 0;
   let inString = false;
-  // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which is no character
   for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
+    const char = text[i];
     if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
       inString = true;
-    } else if ((code === BRACKET_L || code === BRACE_L) && ++count > limit) {
+    } else if ((char === '[' || char === '{') && ++count > limit) {
       return true;
     }
   }
@@ -438,19 +335,15 @@ function moreContainersThan(text: string, limit: number): boolean {
 }
 
 /**
- * Pieces of a body are gathered to at least this many bytes before they are decoded: however small
- * the pieces it arrives in, its text is a few large strings joined, not one per piece (each join
- * costs 32 bytes of heap: a megabyte sent a byte at a time would cost 32 MB).
+ * Pieces of a body are gathered to at least this many bytes before they are decoded, so a body
+ * sent a byte at a time still becomes a few large strings joined, not one small string per piece.
  */
 export const DECODE_BATCH_BYTES = 64 * 1024;
 
 /**
- * The body as text, decoded batch by batch as it arrives: each batch can be freed once decoded,
- * where reading it whole would hold every piece, their concatenation and the text at once (a
- * 5000-row audit page is 3.4 MB). Each piece is added to `holding` as it arrives; one that does not
- * fit ends the read with `refused()`. Decoded as `body.text()` does: UTF-8, a leading BOM dropped,
- * malformed bytes replaced. ASCII, what these services send, is taken as it is: a UTF-8 decoder
- * costs more to make than a small page takes to copy, and decodes ASCII slower.
+ * The body as text, decoded batch by batch as it arrives, each piece added to `holding` (one that
+ * does not fit ends the read with `refused()`). Decoded as `body.text()` does (UTF-8, a leading BOM
+ * dropped); ASCII, what these services send, is taken as Latin-1 without a decoder.
  */
 async function readText(
   body: Dispatcher.ResponseData['body'],
@@ -463,16 +356,13 @@ async function readText(
   let batch: Buffer[] = [];
   let batchBytes = 0;
   const decode = () => {
-    // Stryker disable next-line ConditionalExpression: a batch of one piece concatenated is the same bytes, copied
     const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes);
     batch = [];
     batchBytes = 0;
-    // Stryker disable next-line ConditionalExpression: a decoder for every batch reads the same text, only slower
     if (decoder === undefined && isAscii(bytes)) {
-      // ASCII is its own Latin-1: the bytes are the characters.
       text += bytes.toString('latin1');
     } else {
-      // From the first byte that is not ASCII on. Made mid-body, it keeps a BOM there as text, as a whole read would.
+      // Made mid-body, it keeps a BOM there as text, as a whole read would.
       decoder ??= new TextDecoder('utf-8', { ignoreBOM: text !== '' });
       text += decoder.decode(bytes, { stream: true });
     }
@@ -483,28 +373,22 @@ async function readText(
     bodyBytes += chunk.length;
     batch.push(chunk);
     batchBytes += chunk.length;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: the same text either way; the memory it takes is held by test/soak/trickled-body.test.ts, in a process of its own
     if (batchBytes >= DECODE_BATCH_BYTES) decode();
   }
   decode();
   return { text: decoder ? text + decoder.decode() : text, bodyBytes };
 }
 
-/**
- * The error type of a refusal's body (see error-type.ts), its bytes held as an answer's are. A body
- * that cannot be read has no type; one refused for the bytes in flight fails the call as such.
- */
+/** The error type of a refusal's body (see error-type.ts): none when it cannot be read, unless refused for bytes. */
 async function readErrorType(
   body: Dispatcher.ResponseData['body'],
   holding: ByteHolding,
   refused: () => UpstreamError,
 ): Promise<string | undefined> {
-  let text: string;
   try {
-    ({ text } = await readText(body, holding, refused));
+    return errorTypeIn((await readText(body, holding, refused)).text);
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
     return undefined;
   }
-  return errorTypeIn(text);
 }

@@ -1,28 +1,23 @@
-/**
- * Builds the upstream clients for the configured services: one keep-alive pool per service, one
- * token manager, one session manager, shared by every request until close().
- */
+/** The upstream clients of the configured services: one keep-alive pool each, one token and one session manager. */
 import { Pool, type Dispatcher } from 'undici';
 import { ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { ContentLibraryClient } from './content-library/client.js';
-import { SessionManager, type SessionStats } from './content-library/session.js';
+import { SessionManager } from './content-library/session.js';
 import type { UpstreamEvents, UpstreamTracer } from './events.js';
 import { UpstreamHttp } from './http.js';
-import { AuditPageCache, CachedIdentityApi, type AuditCacheStats } from './identity/audit-cache.js';
+import { AuditPageCache, CachedIdentityApi } from './identity/audit-cache.js';
 import { IdentityClient } from './identity/client.js';
-import { TokenManager, type TokenStats } from './identity/token.js';
+import { TokenManager } from './identity/token.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SharedStore } from './shared-store/index.js';
 import type { IdentityApi, Upstreams } from './types.js';
 
 export interface UpstreamOptions {
-  /** Hooks for a metrics layer. */
   readonly events?: UpstreamEvents;
-  /** Spans around upstream calls, when tracing is configured. */
   readonly tracer?: UpstreamTracer | undefined;
   readonly retry?: Partial<RetryPolicy>;
-  /** Clock for token expiry, ms since epoch; tests inject one. */
+  /** Clock for token expiry, ms since epoch. */
   readonly now?: () => number;
   /** undici interceptors composed onto every pool (tracing, tests that watch the wire). */
   readonly interceptors?: readonly Dispatcher.DispatcherComposeInterceptor[];
@@ -31,26 +26,23 @@ export interface UpstreamOptions {
 }
 
 export interface UpstreamStats {
-  readonly token: TokenStats | undefined;
-  readonly session: SessionStats | undefined;
+  readonly token: ReturnType<TokenManager['stats']> | undefined;
+  readonly session: ReturnType<SessionManager['stats']> | undefined;
   /** undefined: no identity upstream, or AUDIT_CACHE_MAX_BYTES=0. */
-  readonly auditCache: AuditCacheStats | undefined;
-  /** Answer bytes being received and parsed now, both services (see SMALL_ANSWER_BYTES). */
+  readonly auditCache: ReturnType<AuditPageCache['stats']> | undefined;
+  /** Answer bytes being received and parsed now, both services. */
   readonly answerBytesInFlight: number;
 }
 
 export interface GatewayUpstreams extends Upstreams {
-  /** The identity client, behind the closed-window audit cache when that is on. */
-  readonly identity: IdentityApi | undefined;
   readonly contentLibrary: ContentLibraryClient | undefined;
   /** Credential requests and audit cache use so far (tests, diagnostics). */
   stats(): UpstreamStats;
 }
 
 /**
- * Answers up to this size count nothing against UPSTREAM_MAX_BYTES_IN_FLIGHT (tokens, session ids,
- * error bodies, audit pages of some 80 rows), so large answers never crowd them out. Only the
- * connections bound them: 4 MB at the default 32 per service.
+ * Answers up to this size (tokens, error bodies, small pages) count nothing against
+ * UPSTREAM_MAX_BYTES_IN_FLIGHT, so large ones never crowd them out; the connections bound them.
  */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
 
@@ -66,7 +58,7 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
       connections: config.upstreamMaxConnections,
       keepAliveTimeout: 10_000,
       connectTimeout: Math.min(10_000, config.upstreamTimeoutMs),
-      // A body larger than this is refused rather than buffered (a full 5000-row page is about 6 MB).
+      // A larger body is refused rather than buffered.
       maxResponseSize: config.upstreamMaxBodyBytes,
     });
     pools.push(pool);
@@ -101,7 +93,6 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
         shared: options.sharedStore,
       });
     }
-    // Stryker disable next-line ObjectLiteral: one cache per set of upstreams, so every key in it has the same owner
     identity = auditCache ? new CachedIdentityApi(client, auditCache, { baseUrl, clientId }) : client;
   }
 
@@ -132,16 +123,4 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
   };
 }
 
-export type {
-  UpstreamCallEvent,
-  UpstreamCallStart,
-  CredentialRenewalEvent,
-  CacheLookupEvent,
-  AnswerRefusedEvent,
-  UpstreamEvents,
-  UpstreamTracer,
-} from './events.js';
-export type { AuditCacheStats } from './identity/audit-cache.js';
-export type { RetryPolicy } from './retry.js';
-export type { TokenStats } from './identity/token.js';
-export type { SessionStats } from './content-library/session.js';
+export type { AnswerRefusedEvent, CredentialRenewalEvent, UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from './events.js';

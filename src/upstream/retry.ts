@@ -1,7 +1,6 @@
 /**
- * When and how long to retry a failed exchange. undici's RetryHandler is not used: it has no jitter,
- * knows nothing of our overall deadline (a Retry-After longer than what is left should fail now, not
- * sleep past it) and does not report how many retries a call took, which the log line needs.
+ * When and how long to retry. Not undici's RetryHandler: it has no jitter, does not know the call's
+ * deadline (a Retry-After past it should fail now) and does not tell the log how many retries a call took.
  */
 
 export interface RetryPolicy {
@@ -14,36 +13,29 @@ export interface RetryPolicy {
 
 export const defaultRetryPolicy: RetryPolicy = { maxRetries: 4, baseDelayMs: 100, maxDelayMs: 2_000 };
 
-/** Statuses that say "not now" rather than "never": worth another try of an idempotent request. */
+/** "Not now" rather than "never": worth another try of an idempotent request. */
 export const retryableStatuses: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-/** Failures of the connection itself, before or during the exchange. */
-const connectionErrorCodes = new Set([
-  'ECONNRESET',
+/** Failures that prove the request never left: safe to repeat even for a POST. */
+const notSentErrorCodes: ReadonlySet<string | undefined> = new Set([
   'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
   'ENOTFOUND',
   'EAI_AGAIN',
   'ENETDOWN',
   'ENETUNREACH',
   'EHOSTDOWN',
   'EHOSTUNREACH',
-  'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
 ]);
 
-/** Failures that prove the request never left: safe to repeat even for a POST. */
-const notSentErrorCodes = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETDOWN',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
+/** Failures of the connection itself, before or during the exchange. */
+const connectionErrorCodes: ReadonlySet<string | undefined> = new Set([
+  ...notSentErrorCodes,
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
 ]);
 
 /** The system or undici error code, on the error or its cause. */
@@ -57,9 +49,7 @@ export function errorCodeOf(error: unknown): string | undefined {
 }
 
 export function isRetryableConnectionError(code: string | undefined, method: string): boolean {
-  // Stryker disable next-line ConditionalExpression: neither set holds undefined; the check narrows the type
-  if (code === undefined) return false;
-  return method === 'GET' ? connectionErrorCodes.has(code) : notSentErrorCodes.has(code);
+  return (method === 'GET' ? connectionErrorCodes : notSentErrorCodes).has(code);
 }
 
 export function backoffMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
@@ -69,9 +59,7 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
 
 /** `Retry-After` as delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  // Stryker disable next-line ConditionalExpression: Date.parse reads an absent value as NaN as well; the check narrows the type
-  if (value === undefined) return undefined;
+  const value = (Array.isArray(header) ? header[0] : header) ?? '';
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);

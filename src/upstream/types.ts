@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { FileInfo } from './content-library/schemas.js';
 import type { AuditRecord } from './identity/schemas.js';
 
-/** Per-call context: the request's logger (carries the request id), its signal and its deadline. */
+/** The request's logger (with its request id), signal and deadline. */
 export interface CallOptions {
   readonly log: Logger;
-  /** Aborts when the operation's deadline passes or its caller goes away (see ../upstream/deadline.ts). */
+  /** Aborts when the operation's deadline passes or its caller goes away. */
   readonly signal?: AbortSignal;
-  /** When the operation's deadline passes, on performance.now()'s clock: every call ends by then. */
+  /** When the operation's deadline passes, on performance.now()'s clock. */
   readonly expiresAt?: number;
 }
 
@@ -31,10 +31,7 @@ export type AuditRowResult =
   | { readonly ok: false; readonly reason: string };
 
 export interface AuditReportPage {
-  /**
-   * Newest first, as the upstream sent them; never more than pageSize (a longer answer is
-   * UPSTREAM_INVALID_RESPONSE), and `rows.length < pageSize` means the last page.
-   */
+  /** Newest first; never more than pageSize, and fewer means the last page. */
   readonly rows: readonly AuditRowResult[];
 }
 
@@ -42,7 +39,7 @@ export interface IdentityApi {
   auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage>;
 }
 
-/** A file that does not match its documented shape is kept in place as unreadable, so positions stay right. */
+/** A file that does not match its shape is kept in place as unreadable, so positions stay right. */
 export type UpdateSessionFileRow = { readonly ok: true; readonly file: FileInfo } | { readonly ok: false };
 
 export interface ContentLibraryApi {

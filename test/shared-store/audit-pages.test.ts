@@ -82,6 +82,22 @@ describe.skipIf(skip)('closed audit pages shared by replicas', { timeout: 20_000
     await late.close();
   });
 
+  it('shares no page between gateways of different service clients on the same Redis', async () => {
+    upstream.answerNext('audit', { body: page(10) });
+    const query = closedWindow();
+    await replicas[0]!.upstreams.identity!.auditReport({ ...query }, call);
+    expect(auditCalls()).toBe(1);
+    const other = startReplica(redis.url, { ...scriptedEnv(upstream), IDENTITY_CLIENT_ID: 'other-client', IDENTITY_CLIENT_SECRET: CLIENT_SECRET, REDIS_KEY_PREFIX: 'pages-test:' });
+    try {
+      await vi.waitFor(() => expect(other.store.isUp()).toBe(true), { timeout: 5000, interval: 20 });
+      upstream.answerNext('audit', { body: page(10) });
+      await other.upstreams.identity!.auditReport({ ...query }, call);
+      expect(auditCalls()).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('never shares a page with an unreadable row: each replica reads it, nothing is stored', async () => {
     const broken = page(5);
     (broken.data as unknown[][])[2] = ['x', 'y', 'z', null, '{not json'];

@@ -1,15 +1,9 @@
-/**
- * Reads the files of one list answer one by one: a file that does not match its model becomes
- * `{ok: false}` in place, so the other files are kept and positions stay right.
- */
+/** Reads a list's files one by one: one that does not match its model becomes `{ok: false}` in place. */
 import { summarizeIssues } from '../error-mapping.js';
 import type { UpdateSessionFileRow } from '../types.js';
 import { fileInfoSchema, type FileInfo } from './schemas.js';
 
-/**
- * A file nested deeper than this is unreadable: the model checks nested messages recursively, and
- * would exhaust the stack. A message three `l` levels deep puts its last value at level 17.
- */
+/** A file nested deeper is unreadable: the model's recursion would exhaust the stack. */
 export const MAX_FILE_DEPTH = 64;
 /** Unreadable files whose problems the log names, per answer; the others are only counted. */
 export const EXPLAINED_PER_ANSWER = 20;
@@ -35,27 +29,19 @@ export interface FileRowsResult {
 const UNREADABLE: UpdateSessionFileRow = { ok: false };
 
 export function readFileRows(values: readonly unknown[]): FileRowsResult {
-  const rows: UpdateSessionFileRow[] = [];
   const explained: UnreadableFile[] = [];
   let unreadable = 0;
-  values.forEach((value, position) => {
+  const rows = values.map((value, position): UpdateSessionFileRow => {
     const read = readFile(value);
-    if (read.ok) {
-      rows.push(read);
-      return;
-    }
-    rows.push(UNREADABLE);
+    if (read.ok) return read;
     if (unreadable < EXPLAINED_PER_ANSWER) explained.push({ position, ...read.why });
     unreadable++;
+    return UNREADABLE;
   });
   return { rows, unreadable, explained };
 }
 
-type FileRead =
-  | { readonly ok: true; readonly file: FileInfo }
-  | { readonly ok: false; readonly why: Omit<UnreadableFile, 'position'> };
-
-function readFile(value: unknown): FileRead {
+function readFile(value: unknown): { ok: true; file: FileInfo } | { ok: false; why: Omit<UnreadableFile, 'position'> } {
   if (nestedDeeperThan(value, MAX_FILE_DEPTH)) {
     return { ok: false, why: { problem: `nested deeper than ${MAX_FILE_DEPTH} levels` } };
   }

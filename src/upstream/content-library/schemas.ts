@@ -1,8 +1,6 @@
 /**
- * The content library's answers (vAPI `/rest` flavour, snake_case), as zod models.
- * Enum-like fields stay strings here: a value a newer server adds is the schema layer's call.
- * So are the values the schema layer reports on their own field (docs/update-sessions.md): a uri
- * without a scheme, a param `i` or `precision` the contract's types cannot hold, a `dt` that is no date.
+ * The content library's answers (vAPI `/rest`, snake_case). Enum-like fields stay strings, and values
+ * the schema layer reports on their own field (a uri without a scheme, a `dt` that is no date) pass.
  */
 import { z } from 'zod';
 import { credentialValue, MAX_SESSION_ID_LENGTH } from '../schemas.js';
@@ -91,7 +89,6 @@ export type FileInfo = z.infer<typeof fileInfoSchema>;
 /** The list's envelope only: its files are read one by one (file-rows.ts), so one bad file costs only itself. */
 export const fileListSchema = z.object({ value: z.array(z.unknown()) });
 
-/** A session id no header can carry, or longer than MAX_SESSION_ID_LENGTH, fails the login: it is never stored. */
 export const sessionLoginSchema = z.object({ value: credentialValue(MAX_SESSION_ID_LENGTH) });
 
 /** vAPI error body, read for the log only. */

@@ -3,20 +3,19 @@
  * in flight at a time, kept until the service answers 401 (sessions expire without notice).
  */
 import type { Logger } from 'pino';
-import { UpstreamError } from '../../lib/errors.js';
-import { basicAuthorization, SingleFlight, type CredentialLease, type CredentialSource } from '../credentials.js';
+import {
+  basicAuthorization,
+  reportedRenewal,
+  SingleFlight,
+  type CredentialLease,
+  type CredentialSource,
+} from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
-import { emit, type UpstreamEvents } from '../events.js';
+import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { sessionLoginSchema } from './schemas.js';
 
-export const SESSION_HEADER = 'vmware-api-session-id';
-
-export interface SessionStats {
-  /** Login requests made, successful or not. */
-  readonly logins: number;
-  readonly failures: number;
-}
+const SESSION_HEADER = 'vmware-api-session-id';
 
 export interface SessionManagerOptions {
   readonly http: UpstreamHttp;
@@ -25,39 +24,35 @@ export interface SessionManagerOptions {
   readonly events?: UpstreamEvents;
 }
 
-interface Session {
-  readonly id: string;
-}
-
 export class SessionManager implements CredentialSource {
   readonly #options: SessionManagerOptions;
-  #current: Session | undefined;
-  readonly #login = new SingleFlight<Session>();
+  /** The session id. */
+  #current: string | undefined;
+  readonly #login = new SingleFlight<string>();
   #stats = { logins: 0, failures: 0 };
 
   constructor(options: SessionManagerOptions) {
     this.#options = options;
   }
 
-  stats(): SessionStats {
+  stats() {
     return { ...this.#stats };
   }
 
   async acquire(deadline: Deadline, log: Logger): Promise<CredentialLease> {
     const session = this.#current ?? (await untilAborted(this.#login.join(() => this.#create(log)), deadline.signal));
     return {
-      headers: { [SESSION_HEADER]: session.id },
+      headers: { [SESSION_HEADER]: session },
       invalidate: () => {
         if (this.#current === session) this.#current = undefined;
       },
     };
   }
 
-  async #create(log: Logger): Promise<Session> {
+  #create(log: Logger): Promise<string> {
     const { http, vendor, credentials, events } = this.#options;
     this.#stats.logins++;
-    const started = performance.now();
-    try {
+    return reportedRenewal(events, { service: 'content-library', kind: 'session_login' }, this.#stats, async () => {
       // Not tied to any caller's signal: others may be waiting for this very login.
       const answer = await http.request(
         {
@@ -71,25 +66,8 @@ export class SessionManager implements CredentialSource {
         },
         { log },
       );
-      const session: Session = { id: answer.value };
-      this.#current = session;
-      emit(events?.onCredentialRenewal, {
-        service: 'content-library',
-        kind: 'session_login',
-        outcome: 'success',
-        durationMs: Math.round(performance.now() - started),
-      });
-      return session;
-    } catch (error) {
-      this.#stats.failures++;
-      emit(events?.onCredentialRenewal, {
-        service: 'content-library',
-        kind: 'session_login',
-        // Stryker disable next-line ConditionalExpression,StringLiteral: the HTTP layer rejects with an UpstreamError only
-        outcome: error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE',
-        durationMs: Math.round(performance.now() - started),
-      });
-      throw error;
-    }
+      this.#current = answer.value;
+      return answer.value;
+    });
   }
 }

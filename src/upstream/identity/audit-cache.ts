@@ -1,29 +1,16 @@
 /**
- * Audit report pages of closed windows, kept in memory across requests.
+ * Audit report pages of closed windows, kept in memory across requests (read-only, shared).
  *
- * - Closed: a page's window ends at `toMillis`, pinned in the cursor, and its rows are immutable,
- *   so once no event can still arrive for the window the page cannot change. Real upstreams ingest
- *   late (clock skew, ingestion lag), so a window counts as closed only once
- *   `toMillis <= now - settleMs`. Other pages go upstream every time ('bypass').
- * - TTL (10 min by default) as a second safety: an event ingested later than the settle time, or
- *   a record corrected upstream, is served stale for at most that long.
- * - Bounded in heap bytes: an entry weighs the heap its page may take (pageHeapBytes: 2.25 bytes
- *   per body byte and 96 per JSON value), not its body's bytes, which a page of `[{},{},...]`
- *   passes twentyfold; least recently used pages are evicted first, a page larger than the whole
- *   bound is not kept.
- * - Single flight (lru-cache's fetch): concurrent misses of one key share one upstream call,
- *   detached from the callers' signals (bounded by the call's own deadline), so one caller going
- *   away does not fail the others; each caller stops waiting on its own signal.
- * - Errors are never kept, nor pages with unreadable rows: an upstream that sends a broken record
- *   is often mid-repair, and a kept page would repeat the breakage long after it is fixed.
- *
- * - Shared by replicas (REDIS_URL): Redis is a second tier behind the in-process one. A miss in
- *   both takes a short fill lock (`SET NX PX`): its holder reads the upstream and stores the page,
- *   the other replicas wait for that page (up to fillWaitMs), then read the upstream themselves.
- *   A stored page is read again as an upstream page is (every record checked), so a value the
- *   gateway did not write is a miss. Redis away: each replica reads for itself, as without it.
- *
- * Pages are shared between requests: they are read-only (see the readonly types).
+ * - A page's window ends at `toMillis`, pinned in the cursor; it counts as closed, and the page as
+ *   unchanging, once `toMillis <= now - settleMs` (upstreams ingest late). Other pages always go
+ *   upstream ('bypass'). A TTL bounds how long a page corrected upstream is served stale.
+ * - Bounded by the heap a page may take (pageHeapBytes), not its body's bytes; least recently used first.
+ * - Concurrent misses of a key share one upstream call (lru-cache's fetch), detached from the callers'
+ *   signals: one caller leaving does not fail the others, each stops waiting on its own signal.
+ * - Errors and pages with unreadable rows are never kept: an upstream mid-repair would stay broken.
+ * - With REDIS_URL, Redis is a second tier: a miss in both takes a short fill lock (`SET NX PX`) whose
+ *   holder reads the upstream and stores the page while the other replicas wait for it. A stored page
+ *   is read again as an upstream page is, so a value the gateway did not write is a miss.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -41,35 +28,18 @@ export const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
 const CACHE_LABEL = 'audit-report';
 
 export interface AuditPageCacheOptions {
-  /** Positive; a disabled cache is no cache (see createUpstreams). */
+  /** Positive: a disabled cache is none at all. */
   readonly maxBytes: number;
   readonly settleMs: number;
   readonly ttlMs?: number;
-  /** Wall clock in epoch ms, for the settle rule and the TTL; tests inject one. */
+  /** Wall clock in epoch ms, for the settle rule and the TTL. */
   readonly now?: () => number;
-  readonly events?: UpstreamEvents;
-  /** The replicas' shared tier (REDIS_URL); undefined: this process alone. */
+  readonly events?: UpstreamEvents | undefined;
+  /** The replicas' shared tier (REDIS_URL). */
   readonly shared?: SharedStore | undefined;
-  /** How long a replica waits for another's read of the same page before reading it itself; 4 × REDIS_TIMEOUT_MS by default. */
-  readonly fillWaitMs?: number;
 }
 
-export interface AuditCacheStats {
-  readonly entries: number;
-  /** Sum of the kept pages' heap estimates (pageHeapBytes); never above maxBytes. */
-  readonly bytes: number;
-  readonly maxBytes: number;
-  readonly hits: number;
-  readonly misses: number;
-  readonly bypasses: number;
-  readonly evictions: number;
-}
-
-/**
- * Where a page came from and whose rights it was fetched with. Every caller of this gateway is
- * served with its one service client, so any admitted caller could fetch the same page; keying by
- * the client id keeps sharing safe should a later version fetch with per-caller credentials.
- */
+/** Where a page came from and whose rights fetched it: sharing stays safe should rights ever differ per caller. */
 export interface AuditPageOwner {
   readonly baseUrl: string;
   readonly clientId: string;
@@ -85,13 +55,11 @@ interface PageFetch {
 }
 
 const SHARED_KIND = 'audit-page';
+const COUNTED = { hit: 'hits', miss: 'misses', bypass: 'bypasses' } as const;
 const FIRST_POLL_MS = 10;
 const LAST_POLL_MS = 100;
 
-/**
- * A page with unreadable rows, carried to every waiter as a rejection of the shared call: a
- * rejected fetch is the one outcome lru-cache does not keep.
- */
+/** A page with unreadable rows reaches every waiter as a rejection: the one outcome lru-cache does not keep. */
 class UnkeptPage {
   constructor(readonly measured: MeasuredAuditPage) {}
 }
@@ -100,21 +68,22 @@ export class AuditPageCache {
   readonly #lru: LRUCache<string, MeasuredAuditPage, PageFetch>;
   readonly #options: AuditPageCacheOptions;
   readonly #now: () => number;
+  readonly #ttlMs: number;
   readonly #counts = { hits: 0, misses: 0, bypasses: 0, evictions: 0 };
 
   constructor(options: AuditPageCacheOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#ttlMs = options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS;
     this.#lru = new LRUCache<string, MeasuredAuditPage, PageFetch>({
       maxSize: options.maxBytes,
       sizeCalculation: (entry) => Math.max(1, entry.heapBytes),
-      ttl: options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS,
+      ttl: this.#ttlMs,
       ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
       dispose: (_entry, _key, reason) => {
         if (reason === 'evict') this.#counts.evictions++;
       },
-      // Not tied to any caller's signal: others may join this very call. A call whose entry is
-      // evicted meanwhile still answers its waiters; its page is just not kept.
+      // Others may join this very call; one whose entry is evicted meanwhile still answers its waiters.
       ignoreFetchAbort: true,
       fetchMethod: async (key, _stale, { context }) => {
         const measured = options.shared ? await this.#readShared(options.shared, key, context) : await readUpstream(context);
@@ -124,7 +93,8 @@ export class AuditPageCache {
     });
   }
 
-  stats(): AuditCacheStats {
+  /** `bytes`: the kept pages' heap estimates (pageHeapBytes), never above maxBytes. */
+  stats() {
     return {
       entries: this.#lru.size,
       bytes: this.#lru.calculatedSize,
@@ -149,7 +119,7 @@ export class AuditPageCache {
     if (call.signal?.aborted) throw aborted(call.signal);
     const status: LRUCache.Status<string, MeasuredAuditPage, PageFetch> = {};
     const flight = this.#lru.fetch(key, { context: { fetch, call, pageSize: query.pageSize }, status }) as Promise<MeasuredAuditPage>;
-    // Every waiter handles the rejection; this keeps one nobody waits for any more from going unhandled.
+    // A rejection nobody waits for any more must not go unhandled.
     flight.catch(() => undefined);
     if (status.fetch === 'inflight') {
       this.#lookup('hit');
@@ -170,7 +140,7 @@ export class AuditPageCache {
     // A digest: the key names the upstream and the client id, and Redis Cluster slots by the `{…}` part.
     const pageKey = shared.key(`audit-page:{${createHash('sha256').update(key).digest('base64url')}}`);
     const lockKey = `${pageKey}:fill`;
-    const waitMs = this.#options.fillWaitMs ?? 4 * shared.timeoutMs;
+    const waitMs = 4 * shared.timeoutMs;
     const until = performance.now() + waitMs;
     for (;;) {
       const stored = await sharedPage(shared, pageKey, context);
@@ -200,14 +170,8 @@ export class AuditPageCache {
     }
   }
 
-  get #ttlMs(): number {
-    return this.#options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS;
-  }
-
   #lookup(outcome: CacheLookupEvent['outcome']): void {
-    if (outcome === 'hit') this.#counts.hits++;
-    else if (outcome === 'miss') this.#counts.misses++;
-    else this.#counts.bypasses++;
+    this.#counts[COUNTED[outcome]]++;
     emit(this.#options.events?.onCacheLookup, { cache: CACHE_LABEL, outcome });
   }
 }
@@ -253,17 +217,9 @@ async function sharedPage(shared: SharedStore, pageKey: string, context: PageFet
 }
 
 /** Everything that determines the answer; JSON keeps free-text parts (objectType) unambiguous. */
-function cacheKey(owner: AuditPageOwner, q: AuditReportQuery): string {
-  return JSON.stringify([
-    owner.baseUrl,
-    owner.clientId,
-    q.fromMillis,
-    q.toMillis,
-    q.objectType ?? null,
-    q.action ?? null,
-    q.pageSize,
-    q.startIndex,
-  ]);
+function cacheKey({ baseUrl, clientId }: AuditPageOwner, query: AuditReportQuery): string {
+  const { fromMillis, toMillis, objectType = null, action = null, pageSize, startIndex } = query;
+  return JSON.stringify([baseUrl, clientId, fromMillis, toMillis, objectType, action, pageSize, startIndex]);
 }
 
 /** Waits for a shared call until this caller's own signal aborts, which ends as the direct call would. */

@@ -1,9 +1,6 @@
 /**
- * Hot-path checks for the audit report, next to their zod models in schemas.ts, which stay the
- * authority: each check accepts only values its model accepts and turns into the same fields, and
- * checks them where they lie instead of building a copy. Whatever a check does not accept goes to
- * the zod model, which then decides and names the problems. test/upstream/fast-checks.test.ts
- * holds them to that on generated values.
+ * Hot-path checks of the audit report's zod models (schemas.ts, the authority): each accepts only
+ * what its model accepts, checked in place without a copy; the rest goes to the model.
  */
 import { MAX_DATE_MS, type AuditRecord, type AuditReportEnvelope } from './schemas.js';
 
@@ -48,11 +45,7 @@ const TEXT_FIELDS = [
   'objectAction',
 ] as const;
 
-/**
- * auditRecordSchema on a freshly parsed record: when it holds, the record is given the model's
- * transform in place (one name per aliased field, values defaulted) and returned; undefined sends
- * it to the zod model.
- */
+/** auditRecordSchema on a freshly parsed record, its transform applied in place; undefined: ask the model. */
 export function asAuditRecord(json: unknown): AuditRecord | undefined {
   if (!isObject(json)) return undefined;
   const r = json;

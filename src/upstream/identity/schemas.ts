@@ -1,11 +1,7 @@
-/**
- * The identity service's answers, as zod models. Tolerant of what the real service is known to
- * vary (alias spellings, absent optional fields), strict about what the gateway relies on.
- */
+/** The identity service's answers: tolerant of what the real service varies, strict about what the gateway relies on. */
 import { z } from 'zod';
 import { credentialValue, MAX_TOKEN_LENGTH } from '../schemas.js';
 
-/** A token no header can carry, or longer than MAX_TOKEN_LENGTH, fails the answer: it is never stored. */
 export const tokenResponseSchema = z.object({
   access_token: credentialValue(MAX_TOKEN_LENGTH),
   token_type: z.string().optional(),
@@ -76,8 +72,7 @@ export const auditRecordSchema = z
     message: 'timestamp is missing',
     path: ['timestamp'],
   })
-  // The reference spells some fields two ways; one name each from here on. In place: zod's output
-  // is already a fresh object, and this runs for every row of every page.
+  // The reference spells some fields two ways; one name each from here on, in zod's fresh output.
   .transform((r) => {
     r.timestamp ??= r.timeStamp;
     r.actorUuid ??= r.actorUUid;
@@ -87,10 +82,7 @@ export const auditRecordSchema = z
   });
 export type AuditRecord = z.output<typeof auditRecordSchema>;
 
-/**
- * The report as the gateway reads it on its hot path: the envelope strictly, the rows loosely.
- * Each row is then read on its own (see audit-row-parsing.ts), so one bad row never fails its page.
- */
+/** The envelope strictly, the rows loosely: each is read on its own (audit-row-parsing.ts), so one bad row never fails its page. */
 export const auditReportEnvelopeSchema = auditReportSchema.extend({
   data: z.array(z.unknown()),
 });

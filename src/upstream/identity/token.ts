@@ -1,37 +1,31 @@
 /**
- * OAuth access token for the identity service, shared by every request of the gateway.
- *
- * - One token request in flight at a time: every caller that needs a token awaits the same promise.
- * - Renewed ahead of expiry: once less than max(10 % of the lifetime, 60 s) remains (but never more
- *   than half the lifetime, so short-lived tokens are not renewed on every call), the next caller
- *   starts a renewal in the background and keeps using the still-valid token meanwhile.
- * - Renewal tries the refresh_token grant when a refresh token is held; a refused refresh (400/401)
- *   drops it and falls back to client_credentials. The newest refresh token returned is kept.
- * - A failed request rejects its waiters and is forgotten: the next caller tries again.
+ * The identity service's OAuth access token, shared by every request; one token request in flight.
+ * Renewed in the background once less than max(10 % of its lifetime, 60 s) is left (at most half the
+ * lifetime), the valid token used meanwhile. The refresh grant goes first when a refresh token is held;
+ * a refused one is dropped for client_credentials. A failed request is forgotten: the next caller tries again.
  */
 import type { Logger } from 'pino';
 import type { IdentityConfig } from '../../lib/config.js';
 import { UpstreamError } from '../../lib/errors.js';
-import { basicAuthorization, SingleFlight, type CredentialLease, type CredentialSource } from '../credentials.js';
+import {
+  basicAuthorization,
+  reportedRenewal,
+  SingleFlight,
+  type CredentialLease,
+  type CredentialSource,
+} from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
-import { emit, type UpstreamEvents } from '../events.js';
+import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { tokenResponseSchema, type TokenResponse } from './schemas.js';
 
 export type TokenGrant = 'client_credentials' | 'refresh_token';
 
-export interface TokenStats {
-  /** Token endpoint requests made, successful or not. */
-  readonly requests: number;
-  readonly byGrant: Readonly<Record<TokenGrant, number>>;
-  readonly failures: number;
-}
-
 export interface TokenManagerOptions {
   readonly http: UpstreamHttp;
   readonly config: IdentityConfig;
   readonly events?: UpstreamEvents;
-  /** Clock in ms since epoch; injectable for tests. */
+  /** Clock in ms since epoch. */
   readonly now?: () => number;
 }
 
@@ -62,7 +56,8 @@ export class TokenManager implements CredentialSource {
     this.#now = options.now ?? Date.now;
   }
 
-  stats(): TokenStats {
+  /** Token endpoint requests made (successful or not), by grant, and failed. */
+  stats() {
     return { ...this.#stats, byGrant: { ...this.#stats.byGrant } };
   }
 
@@ -92,7 +87,6 @@ export class TokenManager implements CredentialSource {
     return untilAborted(this.#renew(log), deadline.signal);
   }
 
-  /** Single flight: joins the renewal under way or starts one. */
   #renew(log: Logger): Promise<AccessToken> {
     return this.#renewal.join(() => this.#obtain(log));
   }
@@ -104,7 +98,7 @@ export class TokenManager implements CredentialSource {
         return await this.#grant('refresh_token', log, refreshToken);
       } catch (error) {
         if (!(error instanceof UpstreamError && error.code === 'UPSTREAM_UNAUTHORIZED')) throw error;
-        // Refused (expired, revoked, rotated away): forget it. Renewals run one at a time: none newer came meanwhile.
+        // Refused (expired, revoked, rotated away): forget it; renewals run one at a time, so none newer came.
         this.#refreshToken = undefined;
         log.info({ upstream: 'identity' }, 'refresh grant refused; falling back to client_credentials');
       }
@@ -112,17 +106,15 @@ export class TokenManager implements CredentialSource {
     return this.#grant('client_credentials', log);
   }
 
-  async #grant(grant: TokenGrant, log: Logger, refreshToken?: string): Promise<AccessToken> {
+  #grant(grant: TokenGrant, log: Logger, refreshToken?: string): Promise<AccessToken> {
     const { config, http, events } = this.#options;
     const form = new URLSearchParams({ grant_type: grant });
     if (refreshToken !== undefined) form.set('refresh_token', refreshToken);
     if (config.scope) form.set('scope', config.scope);
-
     this.#stats.requests++;
     this.#stats.byGrant[grant]++;
     const requestedAt = this.#now();
-    const started = performance.now();
-    try {
+    return reportedRenewal(events, { service: 'identity', kind: grant }, this.#stats, async () => {
       // Not tied to any caller's signal: others may be waiting for this very request.
       const answer = await http.request(
         {
@@ -141,26 +133,9 @@ export class TokenManager implements CredentialSource {
         },
         { log },
       );
-      const token = this.#store(answer, requestedAt);
       log.debug({ upstream: 'identity', grant, expiresInSeconds: answer.expires_in }, 'access token renewed');
-      emit(events?.onCredentialRenewal, {
-        service: 'identity',
-        kind: grant,
-        outcome: 'success',
-        durationMs: Math.round(performance.now() - started),
-      });
-      return token;
-    } catch (error) {
-      this.#stats.failures++;
-      emit(events?.onCredentialRenewal, {
-        service: 'identity',
-        kind: grant,
-        // Stryker disable next-line ConditionalExpression,StringLiteral: the HTTP layer rejects with an UpstreamError only
-        outcome: error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE',
-        durationMs: Math.round(performance.now() - started),
-      });
-      throw error;
-    }
+      return this.#store(answer, requestedAt);
+    });
   }
 
   /** Lifetimes count from when the request was sent, so transit time errs on the safe side. */

@@ -1,8 +1,6 @@
 /**
- * The lease that picks the one replica polling the upstream for a live filter, and the stream it
- * appends what it reads to. The lease is a key set with `NX PX` (its expiry: two thirds of
- * AUDIT_LIVE_LEASE_MS, see SharedFeed) and renewed while held; appending checks the lease and adds to the stream in one Lua script, so a former
- * holder that wakes up after a pause, its lease taken over, cannot append (fenced). Both keys
+ * The lease that picks the one replica polling a live filter, and the stream it appends to. One Lua
+ * script checks the lease and appends, so a former holder waking after a pause is fenced. Both keys
  * carry the filter's hash tag `{…}`, so the scripts also run on a Redis Cluster.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -10,22 +8,14 @@ import type { SharedStore } from './store.js';
 
 /** KEYS: lease. ARGV: token, lease ms. 1 when the lease is still this holder's, now renewed. */
 const RENEW_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
-/**
- * KEYS: lease. ARGV: token, lease ms. 1 when the lease is now this holder's: free, or holding a
- * value without expiry (none the gateway writes: another program's, which would block the filter
- * for ever otherwise).
- */
+/** KEYS: lease. ARGV: token, lease ms. 1 when now this holder's; a value without expiry is another program's, taken over. */
 const ACQUIRE_SCRIPT = `
 if redis.call('pttl', KEYS[1]) == -1 then redis.call('del', KEYS[1]) end
 if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
 return 0`;
-/** KEYS: lease. ARGV: token. */
-const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 /**
- * KEYS: lease, stream. ARGV: token, the oldest stream id worth keeping, then the entries. The
- * stream's ids of the entries appended, or false when the lease is not this holder's (nothing
- * appended). Entries older than that id are trimmed (`MINID ~`: whole nodes, cheaply). Another
- * program's value under the stream's key is replaced: it would stop every replica's reads.
+ * KEYS: lease, stream. ARGV: token, the oldest id worth keeping (older are trimmed), the entries.
+ * The ids appended, or false when the lease is not this holder's. Another program's value is replaced.
  */
 const FENCED_APPEND_SCRIPT = `
 if redis.call('get', KEYS[1]) ~= ARGV[1] then return false end
@@ -71,7 +61,7 @@ export class FilterLease {
   }
 
   async release(): Promise<void> {
-    await this.#store.script(RELEASE_SCRIPT, [this.leaseKey], [this.#token]);
+    await this.#store.unlock(this.leaseKey, this.#token);
   }
 
   /**

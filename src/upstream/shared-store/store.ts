@@ -1,12 +1,8 @@
 /**
- * The state replicas share, in Redis (REDIS_URL): one ioredis client per process, used as an
- * accelerator and never as a dependency. Every call has its own deadline (REDIS_TIMEOUT_MS); a
- * call that fails or times out, or Redis down at start, is a miss (undefined/false), never an
- * error to the caller. An outage is logged once when it starts (warn) and once when it ends (info).
- *
- * Values are written in an envelope: a version tag and a checksum over the key, the value's kind
- * and its payload. Whatever else is found under the prefix (another program's value, a value
- * truncated or copied under another key) reads as a miss.
+ * The state replicas share, in Redis (REDIS_URL): an accelerator, never a dependency. A call that
+ * fails or passes REDIS_TIMEOUT_MS is a miss (undefined/false), never an error; an outage is logged
+ * once as it starts and once as it ends. Values are sealed with a checksum over key, kind and payload:
+ * anything else under the prefix (another program's, truncated, copied elsewhere) reads as a miss.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -21,6 +17,17 @@ const READ_COUNT = 1000;
 /** Reconnection backoff: quick at first, then at most every two seconds. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
+/** While disconnected a call fails at once (a miss) instead of queueing behind the reconnection. */
+function connect(url: string, timeoutMs: number, commandTimeout: number): Redis {
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout,
+    connectTimeout: Math.max(timeoutMs, 1000),
+    retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 6), MAX_RECONNECT_DELAY_MS),
+  });
+}
+
 export type LockAttempt =
   | { readonly outcome: 'acquired'; readonly token: string }
   | { readonly outcome: 'held' }
@@ -31,10 +38,7 @@ export type LockAttempt =
 export type StreamEntry = [id: string, fields: string[]];
 
 export interface BlockingReader {
-  /**
-   * Entries after `afterId`, waiting up to the reader's block time for one: [] when none came,
-   * undefined when Redis did not answer (down, or not yet reconnected).
-   */
+  /** Entries after `afterId`, waiting up to the block time: [] when none came, undefined when Redis did not answer. */
   read(key: string, afterId: string): Promise<StreamEntry[] | undefined>;
   close(): void;
 }
@@ -54,24 +58,13 @@ export class SharedStore {
     // Host and port only: the URL may carry a password.
     const url = new URL(config.url);
     this.#where = `${url.hostname}:${url.port || '6379'}`;
-    this.#client = new Redis(config.url, {
-      // While disconnected a call fails at once (a miss) instead of queueing behind the reconnection.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: config.timeoutMs,
-      connectTimeout: Math.max(config.timeoutMs, 1000),
-      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 6), MAX_RECONNECT_DELAY_MS),
-    });
+    this.#client = connect(config.url, config.timeoutMs, config.timeoutMs);
     this.#client.on('ready', () => this.#markUp());
     this.#client.on('close', () => this.#markDown('connection closed'));
     // ioredis reports each failed attempt; the outage is logged once, by #markDown.
     this.#client.on('error', (error: Error) => {
       if (this.#up !== false) this.#markDown(error.message);
     });
-  }
-
-  get keyPrefix(): string {
-    return this.#config.keyPrefix;
   }
 
   get timeoutMs(): number {
@@ -90,13 +83,12 @@ export class SharedStore {
 
   /** The payload stored under `key` as `kind`, or undefined: absent, not the gateway's, or Redis not answering. */
   async get(key: string, kind: string): Promise<string | undefined> {
-    const stored = await this.#call((client) => client.get(key));
-    return typeof stored === 'string' ? openEnvelope(key, kind, stored) : undefined;
+    return this.open(key, kind, await this.#call((client) => client.get(key)));
   }
 
   /** Stores `payload` for `ttlMs`; false when Redis did not take it. */
   async set(key: string, kind: string, payload: string, ttlMs: number): Promise<boolean> {
-    return (await this.#call((client) => client.set(key, sealEnvelope(key, kind, payload), 'PX', ttlMs))) === 'OK';
+    return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
   }
 
   /** Whether `key` exists; false when Redis does not answer. */
@@ -112,11 +104,6 @@ export class SharedStore {
     return answer === null ? { outcome: 'held' } : { outcome: 'unavailable' };
   }
 
-  /** `SET key token NX PX ttlMs`: true when set, false when held by another or Redis did not answer. */
-  async lockWith(key: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.#call((client) => client.set(key, token, 'PX', ttlMs, 'NX'))) === 'OK';
-  }
-
   async unlock(key: string, token: string): Promise<void> {
     await this.#call((client) => client.eval(RELEASE_SCRIPT, 1, key, token));
   }
@@ -126,14 +113,18 @@ export class SharedStore {
     return this.#call((client) => client.eval(source, keys.length, ...keys, ...args));
   }
 
-  /** Seals a value as `get` expects it, for values written other than by `set` (stream entries). */
+  /** A value as `get` expects it, for values written other than by `set` (stream entries). */
   seal(key: string, kind: string, payload: string): string {
-    return sealEnvelope(key, kind, payload);
+    return `${ENVELOPE_VERSION}:${kind}:${checksum(key, kind, payload)}:${payload}`;
   }
 
   /** The payload of a sealed value, or undefined when the gateway did not write it there. */
   open(key: string, kind: string, stored: unknown): string | undefined {
-    return typeof stored === 'string' ? openEnvelope(key, kind, stored) : undefined;
+    const head = `${ENVELOPE_VERSION}:${kind}:`;
+    if (typeof stored !== 'string' || !stored.startsWith(head)) return undefined;
+    const sumEnd = stored.indexOf(':', head.length);
+    const payload = stored.slice(sumEnd + 1);
+    return sumEnd > 0 && stored.slice(head.length, sumEnd) === checksum(key, kind, payload) ? payload : undefined;
   }
 
   /** Stream entries after `afterId` (exclusive), at most `count`; undefined when Redis did not answer. */
@@ -147,18 +138,9 @@ export class SharedStore {
     return first === undefined ? undefined : (first[0]?.[0] ?? null);
   }
 
-  /**
-   * A connection of its own for blocking stream reads (`XREAD BLOCK`), which would hold up every
-   * other call on the shared one. Its calls fail fast while Redis is away, as the shared one's do.
-   */
+  /** A connection of its own for blocking stream reads (`XREAD BLOCK`), which would hold up the shared one. */
   blockingReader(blockMs: number): BlockingReader {
-    const client = new Redis(this.#config.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: blockMs + this.#config.timeoutMs,
-      connectTimeout: Math.max(this.#config.timeoutMs, 1000),
-      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 6), MAX_RECONNECT_DELAY_MS),
-    });
+    const client = connect(this.#config.url, this.#config.timeoutMs, blockMs + this.#config.timeoutMs);
     // Outages are logged by the shared connection; this one only reconnects.
     client.on('error', () => undefined);
     return {
@@ -213,19 +195,6 @@ export class SharedStore {
 
 function checksum(key: string, kind: string, payload: string): string {
   return createHash('sha256').update(`${key}\n${kind}\n`).update(payload).digest('base64url').slice(0, 22);
-}
-
-function sealEnvelope(key: string, kind: string, payload: string): string {
-  return `${ENVELOPE_VERSION}:${kind}:${checksum(key, kind, payload)}:${payload}`;
-}
-
-function openEnvelope(key: string, kind: string, stored: string): string | undefined {
-  const head = `${ENVELOPE_VERSION}:${kind}:`;
-  if (!stored.startsWith(head)) return undefined;
-  const sumEnd = stored.indexOf(':', head.length);
-  if (sumEnd < 0) return undefined;
-  const payload = stored.slice(sumEnd + 1);
-  return stored.slice(head.length, sumEnd) === checksum(key, kind, payload) ? payload : undefined;
 }
 
 /** The shared store for REDIS_URL; undefined without it (nothing connects). */
