@@ -71,10 +71,10 @@ export function createGateway({
     maskedErrors: { maskError },
     // Bounded in bytes: Yoga's own keeps 1024 documents of any size.
     parserAndValidationCache: { documentCache: parseCache.documents, errorCache: parseCache.errors },
-    // bodyPlugins' instead.
+    // The body limit is bodyPlugins' (plugins/compat/request-body-limit.ts).
     maxRequestBodySize: false,
     cors: corsFor(config.corsOrigins, config.corsLoopbackOrigins),
-    // pagePlugins' instead.
+    // GraphiQL is pagePlugins' (plugins/compat/graphiql.ts).
     graphiql: false,
     context: (initial) =>
       createGatewayContext({
