@@ -49,34 +49,61 @@ export class ByteReservations {
 
   /** A reservation that grows or shrinks with what it holds; it counts once past `smallBytes`, then all of it. */
   holding(): ByteHolding {
-    let held = 0;
-    let queued = 0;
-    let counted = 0;
-    let released = false;
-    const countedFor = (bytes: number) => (bytes <= this.smallBytes ? 0 : bytes);
-    const settle = (nextHeld: number, nextQueued: number, force: boolean): boolean => {
-      if (released) return false;
-      const next = countedFor(nextHeld + nextQueued);
-      if (!force && next > counted && this.#reserved + next - counted > this.max) return false;
-      this.#reserved += next - counted;
-      counted = next;
-      held = nextHeld;
-      queued = nextQueued;
-      return true;
-    };
-    return {
-      add: (bytes) => settle(held + bytes, queued, false),
-      resize: (bytes) => settle(bytes, queued, false),
-      queued: (bytes) => void settle(held, bytes, true),
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#reserved -= counted;
-        counted = 0;
-      },
-      get bytes() {
-        return held + queued;
-      },
-    };
+    return new Holding(this);
+  }
+
+  /** Moves what `holding` counts to `next`; false, moving nothing, when more would pass the bound (unless forced). */
+  recount(counted: number, next: number, force: boolean): boolean {
+    if (!force && next > counted && this.#reserved + next - counted > this.max) return false;
+    this.#reserved += next - counted;
+    return true;
+  }
+}
+
+/** One per request: methods on the prototype, so making one allocates a single small object. */
+class Holding implements ByteHolding {
+  #held = 0;
+  #queued = 0;
+  #counted = 0;
+  #released = false;
+
+  readonly #owner: ByteReservations;
+
+  constructor(owner: ByteReservations) {
+    this.#owner = owner;
+  }
+
+  add(bytes: number): boolean {
+    return this.#settle(this.#held + bytes, this.#queued, false);
+  }
+
+  resize(bytes: number): boolean {
+    return this.#settle(bytes, this.#queued, false);
+  }
+
+  queued(bytes: number): void {
+    this.#settle(this.#held, bytes, true);
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#owner.recount(this.#counted, 0, true);
+    this.#counted = 0;
+  }
+
+  get bytes(): number {
+    return this.#held + this.#queued;
+  }
+
+  #settle(nextHeld: number, nextQueued: number, force: boolean): boolean {
+    if (this.#released) return false;
+    const total = nextHeld + nextQueued;
+    const next = total <= this.#owner.smallBytes ? 0 : total;
+    if (!this.#owner.recount(this.#counted, next, force)) return false;
+    this.#counted = next;
+    this.#held = nextHeld;
+    this.#queued = nextQueued;
+    return true;
   }
 }
