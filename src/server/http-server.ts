@@ -8,10 +8,11 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
+import type { ByteReservations } from '../lib/byte-reservations.js';
 import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
 import { createMemoryBudget, holdForRequest } from '../lib/memory-budget.js';
+import { CountedResponse } from './counted-response.js';
 import { ClientFrames } from './compat/websocket-frames.js';
 
 export interface ConnectionLimits {
@@ -73,25 +74,6 @@ export interface GatewayServer {
   readonly memoryBudget: ByteReservations;
 }
 
-/** Counts the answer's bytes Node holds for a client that does not read in the request's holding, as they are written and drain. */
-function countQueued(response: ServerResponse, holding: ByteHolding): void {
-  const recount = () => holding.queued(response.writableLength);
-  const { write, end } = response;
-  response.write = function countedWrite(this: ServerResponse, ...args: Parameters<typeof write>) {
-    const flushed = write.apply(this, args);
-    recount();
-    if (!flushed) this.once('drain', recount);
-    return flushed;
-  } as typeof write;
-  response.end = function countedEnd(this: ServerResponse, ...args: Parameters<typeof end>) {
-    const ended = end.apply(this, args);
-    recount();
-    // The last bytes drain before 'finish'; 'close' gives the whole holding back.
-    this.once('finish', recount);
-    return ended;
-  } as typeof end;
-}
-
 export function createGatewayServer(
   handler: RequestListener,
   limits: ConnectionLimits,
@@ -100,6 +82,7 @@ export function createGatewayServer(
 ): GatewayServer {
   const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
   const server = createServer({
+    ServerResponse: CountedResponse,
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout,
     // Node looks for overdue requests every 30 s by default, which would stretch the timeouts.
@@ -205,8 +188,7 @@ export function createGatewayServer(
       return;
     }
     holdForRequest(request, holding);
-    response.once('close', () => holding.release());
-    countQueued(response, holding);
+    (response as CountedResponse).holdIn(holding);
     handler(request, response);
   });
 
