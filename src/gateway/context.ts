@@ -63,16 +63,19 @@ export function createGatewayContext(input: {
  * A subscription's live stream has none: its context's goes at once (catch-up reads have their own).
  */
 export function useOperationDeadline(): Plugin<GatewayContext> {
+  // One set of hooks for every operation: each reads its deadline from the arguments it is handed.
+  const executeHooks = {
+    onExecuteDone: ({ args, result }: { args: { contextValue: GatewayContext }; result: unknown }) => {
+      const deadline = args.contextValue.deadline;
+      if (!isAsyncIterable(result)) return deadline?.dispose();
+      return { onEnd: () => deadline?.dispose() };
+    },
+  };
+  const subscribeHooks = {
+    onSubscribeResult: ({ args }: { args: { contextValue: GatewayContext } }) => args.contextValue.deadline?.dispose(),
+  };
   return {
-    onExecute: ({ args }) => ({
-      onExecuteDone: ({ result }) => {
-        const deadline = args.contextValue.deadline;
-        if (!isAsyncIterable(result)) return deadline?.dispose();
-        return { onEnd: () => deadline?.dispose() };
-      },
-    }),
-    onSubscribe: ({ args }) => ({
-      onSubscribeResult: () => args.contextValue.deadline?.dispose(),
-    }),
+    onExecute: () => executeHooks,
+    onSubscribe: () => subscribeHooks,
   };
 }
