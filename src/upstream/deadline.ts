@@ -37,6 +37,7 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
   let controller: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
   let disposed = false;
+  let listening = false;
   const onCallerAbort = () => controller!.abort(callerSignal!.reason);
   const expire = () => {
     callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -46,7 +47,9 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
     if (callerSignal?.aborted) return made.abort(callerSignal.reason);
     const left = expiresAt - performance.now();
     if (left <= 0) return made.abort(new OperationTimedOutError());
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    // Removed by hand (expire, dispose): a `once` listener costs Node a wrapper per request.
+    callerSignal?.addEventListener('abort', onCallerAbort);
+    listening = true;
     timer = setTimeout(expire, left);
     timer.unref();
   };
@@ -62,7 +65,8 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
     dispose() {
       disposed = true;
       clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      // Only if armed: an operation that called no upstream leaves the request's signal untouched.
+      if (listening) callerSignal?.removeEventListener('abort', onCallerAbort);
     },
   };
 }
@@ -106,7 +110,7 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
   timer.unref();
 
   if (callerSignal?.aborted) onCallerAbort();
-  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  else callerSignal?.addEventListener('abort', onCallerAbort);
 
   return {
     signal: controller.signal,
@@ -128,7 +132,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort);
     promise.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
