@@ -142,15 +142,3 @@ describe('a holding resized, and bytes queued for a client', () => {
     expect(reservations.bytes).toBe(0);
   });
 });
-
-describe('what a holding costs to make (one per request and per upstream answer)', () => {
-  it('shares its methods with every other holding, so making one allocates no functions', () => {
-    const reservations = new ByteReservations(100);
-    const first = reservations.holding();
-    const second = reservations.holding();
-    expect(first.add).toBe(second.add);
-    expect(first.resize).toBe(second.resize);
-    expect(first.queued).toBe(second.queued);
-    expect(first.release).toBe(second.release);
-  });
-});

@@ -93,13 +93,6 @@ describe('the deadline of an operation', () => {
     expect(operation.signal.aborted).toBe(false);
   });
 
-  it('leaves its caller\'s signal untouched when it was never asked for its signal (an operation that called no upstream)', () => {
-    const caller = new AbortController();
-    const removed = vi.spyOn(caller.signal, 'removeEventListener');
-    createOperationDeadline(10_000, caller.signal).dispose();
-    expect(removed).not.toHaveBeenCalled();
-  });
-
   it("gives a call the sooner of its own timeout and the operation's, and shares the operation's signal when that comes first", async () => {
     const soon = createOperationDeadline(40);
     const call = createDeadline(10_000, soon.signal, soon.expiresAt);
