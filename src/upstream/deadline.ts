@@ -37,7 +37,6 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
   let controller: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
   let disposed = false;
-  let listening = false;
   const onCallerAbort = () => controller!.abort(callerSignal!.reason);
   const expire = () => {
     callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -47,9 +46,7 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
     if (callerSignal?.aborted) return made.abort(callerSignal.reason);
     const left = expiresAt - performance.now();
     if (left <= 0) return made.abort(new OperationTimedOutError());
-    // Removed by hand (expire, dispose): a `once` listener costs Node a wrapper per request.
-    callerSignal?.addEventListener('abort', onCallerAbort);
-    listening = true;
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     timer = setTimeout(expire, left);
     timer.unref();
   };
@@ -65,8 +62,7 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
     dispose() {
       disposed = true;
       clearTimeout(timer);
-      // Only if armed: an operation that called no upstream leaves the request's signal untouched.
-      if (listening) callerSignal?.removeEventListener('abort', onCallerAbort);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
     },
   };
 }
@@ -110,7 +106,7 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
   timer.unref();
 
   if (callerSignal?.aborted) onCallerAbort();
-  else callerSignal?.addEventListener('abort', onCallerAbort);
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
   return {
     signal: controller.signal,
@@ -132,7 +128,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort);
+    signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
