@@ -1,10 +1,11 @@
 import { Agent as HttpAgent, get as httpGet } from 'node:http';
-import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { startHoldingProxy, type HoldingProxy } from './helpers/holding-proxy.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
 import { simulatorEnv } from './helpers/simulator-env.js';
+import { exchange } from './helpers/listen.js';
 
 /** Up to three groups of these tests run at once (describe.concurrent): a start-up can wait behind the others. */
 const PROCESS_TEST_TIMEOUT_MS = 90_000;
@@ -31,18 +32,6 @@ async function auditInFlight(proxy: HoldingProxy, url: string): Promise<{ answer
   const answer = post(url, '{ auditEvents(first: 2) { edges { cursor } } }', { 'x-api-key': 'test-key' });
   await proxy.held();
   return { answer };
-}
-
-/** Sends raw bytes and resolves with everything the server wrote before it closed the connection. */
-function exchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(answer));
-  });
 }
 
 /** The simulator behind a proxy that holds audit calls until the test lets them go. */

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_IDS, type HostileKind } from '../../simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { document, mangledDocument, representations, variables } from './fuzz/arbitraries.js';
 import { expectContractAnswer, type Answer } from './fuzz/contract-answer.js';
+import { contractProperties } from './fuzz/contract-properties.js';
 import { settleTicks, watchUnhandled } from './unhandled.js';
 
 describe('hostile callers (in-process gateway over the simulator; at full size against the entry point in test/soak/)', () => {
@@ -33,38 +33,7 @@ describe('hostile callers (in-process gateway over the simulator; at full size a
     return { status: response.status, body: (await response.json()) as Answer['body'] };
   };
 
-  it('documents: every answer carries contract codes', async () => {
-    await fc.assert(
-      fc.asyncProperty(mangledDocument, async (query) => {
-        expectContractAnswer(await post({ query }), query);
-      }),
-      { numRuns: 30 },
-    );
-  });
-
-  it('documents with variables of any shape', async () => {
-    await fc.assert(
-      fc.asyncProperty(document, variables, async (query, vars) => {
-        expectContractAnswer(await post({ query, variables: vars }), { query, vars });
-      }),
-      { numRuns: 20 },
-    );
-  });
-
-  it('_entities representations: items settle on their own', async () => {
-    const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on UpdateSession { id files { name } } } }';
-    await fc.assert(
-      fc.asyncProperty(representations, async (r) => {
-        const answer = await post({ query, variables: { r } });
-        expectContractAnswer(answer, r);
-        // Whenever the list coerces and is within the cap, there is one item per representation.
-        const coerces = r.every((item) => item !== null);
-        const entities = (answer.body.data as { _entities?: unknown[] } | null | undefined)?._entities;
-        if (coerces && r.length <= 100) expect(entities, JSON.stringify(r).slice(0, 500)).toHaveLength(r.length);
-      }),
-      { numRuns: 20 },
-    );
-  });
+  contractProperties(post, { documents: 30, variables: 20, representations: 20 });
 
   it('is still serving afterwards, with no rejection unhandled', async () => {
     const answer = await post({ query: `{ updateSession(id: "${SESSION_IDS.ready}") { id } }` });

@@ -1,6 +1,6 @@
 /** Serves a request listener (a yoga instance) over real HTTP, on 127.0.0.1 and a free port. */
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 
 export interface Listening {
   /** The GraphQL endpoint, e.g. http://127.0.0.1:41234/graphql */
@@ -26,5 +26,17 @@ export function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
+  });
+}
+
+/** Sends raw bytes and resolves with everything the server wrote before it closed the connection. */
+export function exchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
   });
 }

@@ -7,26 +7,14 @@
  * wiring of these answers: test/startup.test.ts.
  */
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerClientError } from '../../src/server/client-error.js';
 import { createGatewayServer } from '../../src/server/http-server.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { closeServer } from '../helpers/listen.js';
+import { closeServer, exchange } from '../helpers/listen.js';
 import { MemoryLog } from '../helpers/memory-log.js';
-
-/** Sends raw bytes and resolves with everything the server wrote before it closed the connection. */
-function exchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(answer));
-  });
-}
 
 function parseAnswer(answer: string) {
   const [head = '', body = ''] = answer.split('\r\n\r\n');

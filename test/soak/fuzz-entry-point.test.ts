@@ -5,11 +5,10 @@
  * test/hardening/fuzz.test.ts.
  */
 import { readFileSync } from 'node:fs';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_IDS } from '../../simulator/index.js';
-import { expectContractAnswer, type Answer } from '../hardening/fuzz/contract-answer.js';
-import { document, mangledDocument, representations, variables } from '../hardening/fuzz/arbitraries.js';
+import type { Answer } from '../hardening/fuzz/contract-answer.js';
+import { contractProperties } from '../hardening/fuzz/contract-properties.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 
 /** Peak resident memory of a process, from /proc (Linux). */
@@ -36,38 +35,7 @@ describe('hostile callers against the running gateway (real HTTP, demo mode, hea
     return { status: response.status, body: (await response.json()) as Answer['body'] };
   };
 
-  it('documents: every answer carries contract codes', async () => {
-    await fc.assert(
-      fc.asyncProperty(mangledDocument, async (query) => {
-        expectContractAnswer(await post({ query }), query);
-      }),
-      { numRuns: 100 },
-    );
-  });
-
-  it('documents with variables of any shape', async () => {
-    await fc.assert(
-      fc.asyncProperty(document, variables, async (query, vars) => {
-        expectContractAnswer(await post({ query, variables: vars }), { query, vars });
-      }),
-      { numRuns: 60 },
-    );
-  });
-
-  it('_entities representations: items settle on their own', async () => {
-    const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on UpdateSession { id files { name } } } }';
-    await fc.assert(
-      fc.asyncProperty(representations, async (r) => {
-        const answer = await post({ query, variables: { r } });
-        expectContractAnswer(answer, r);
-        // Whenever the list coerces and is within the cap, there is one item per representation.
-        const coerces = r.every((item) => item !== null);
-        const entities = (answer.body.data as { _entities?: unknown[] } | null | undefined)?._entities;
-        if (coerces && r.length <= 100) expect(entities, JSON.stringify(r).slice(0, 500)).toHaveLength(r.length);
-      }),
-      { numRuns: 60 },
-    );
-  });
+  contractProperties(post, { documents: 100, variables: 60, representations: 60 });
 
   it('is still running, serving, and within its memory bound afterwards', async () => {
     expect(gateway.child.exitCode).toBeNull();
