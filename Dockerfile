@@ -27,4 +27,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 STOPSIGNAL SIGTERM
 # The same command as `npm run start:prod` (its variable is set above): the heap cap keeps GC slack
 # in check (see docs/performance.md).
-CMD ["node", "--max-old-space-size=256", "dist/index.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=16", "dist/index.js"]

@@ -1,4 +1,5 @@
 /** No Docker engine runs here: check what can be checked of the image definition without one. */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
@@ -68,5 +69,15 @@ describe('Node line', () => {
     // The lowest version engines admits is the first one it names.
     const lowestAdmitted = /\d+(\.\d+){0,2}/.exec(engines.node)![0];
     expect(compareVersions(lowestAdmitted, highest), `engines "${engines.node}" admits Node ${lowestAdmitted}; a runtime dependency asks for >=${highest}`).toBeGreaterThanOrEqual(0);
+  });
+
+  it('gives the young generation the same room on every supported Node (Node 24 would take four times more)', () => {
+    const words = scripts['start:prod']!.split(' ');
+    const flags = words.filter((word) => word.startsWith('--'));
+    // Enough short-lived garbage to grow the young generation to its maximum.
+    const script = "const a = []; for (let i = 0; i < 3e6; i++) a.push({ i }); const s = require('v8').getHeapSpaceStatistics().find((x) => x.space_name === 'new_space'); console.log(s.space_size);";
+    const newSpaceBytes = Number(execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8' }));
+    expect(newSpaceBytes).toBeGreaterThan(0);
+    expect(newSpaceBytes).toBeLessThanOrEqual(32 * 2 ** 20);
   });
 });
