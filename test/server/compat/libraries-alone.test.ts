@@ -1,5 +1,5 @@
 /**
- * What ws, graphql-ws and whatwg-node do on their own, that src/server/compat/ works around. Each
+ * What ws, graphql-ws and whatwg-node do on their own, that src/server/ works around. Each
  * test fails the day its library does it right: then the workaround named beside it can go.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -77,5 +77,65 @@ describe("whatwg-node's own request listener (compat/node-listener.ts)", () => {
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await response.text()).toMatch(/^Error: failed at \/srv\/secret-module\.ts\n\s+at /);
+  });
+});
+
+describe("graphql-ws's one record per id (websocket/operations.ts)", () => {
+  /** A subscription source that never yields and records whether it was ended. */
+  const recordedSource = (sources: { returned: boolean }[]) => {
+    const source = { returned: false };
+    sources.push(source);
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next: () => new Promise<IteratorResult<number>>(() => {}),
+      return: async () => ((source.returned = true), { done: true as const, value: undefined }),
+    };
+  };
+  const until = async (condition: () => boolean) => {
+    while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  const reused = 'never ends the first stream of an id reused right after complete while its onSubscribe still runs';
+  it(reused, { timeout: 5000 }, async () => {
+    const sources: { returned: boolean }[] = [];
+    const schema = createSchema({
+      typeDefs: 'type Query { ok: Boolean } type Subscription { tick: Int }',
+      resolvers: { Subscription: { tick: { subscribe: () => recordedSource(sources), resolve: (tick: number) => tick } } },
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let subscribes = 0;
+    let closedOnServer!: () => void;
+    const serverClosed = new Promise<void>((resolve) => (closedOnServer = resolve));
+    const { server: http, port } = await listening();
+    const onSubscribe = async () => {
+      subscribes++;
+      await released;
+    };
+    const binding = useServer({ schema, onSubscribe, onClose: () => closedOnServer() }, new WebSocketServer({ server: http }));
+    const client = new WebSocket(`ws://127.0.0.1:${port}`, 'graphql-transport-ws');
+    const send = (message: object) => client.send(JSON.stringify(message));
+    try {
+      await opened(client);
+      const acknowledged = new Promise((resolve) => client.once('message', resolve));
+      send({ type: 'connection_init' });
+      await acknowledged;
+      const subscribe = { id: 'x', type: 'subscribe', payload: { query: 'subscription { tick }' } };
+      send(subscribe);
+      send({ id: 'x', type: 'complete' });
+      send(subscribe);
+      await until(() => subscribes === 2);
+      release();
+      await until(() => sources.length === 2);
+      send({ id: 'x', type: 'complete' });
+      client.close(1000);
+      await serverClosed;
+      expect(sources.map((source) => source.returned)).toEqual([false, true]);
+    } finally {
+      client.terminate();
+      await binding.dispose();
+    }
   });
 });
