@@ -32,11 +32,7 @@ function matchApiKey(keys: readonly Buffer[], given: string): number {
   return match;
 }
 
-/**
- * The key of an x-api-key header, which Node joins with ", " when it is sent more than once (as
- * proxies may do): one value however often repeated; undefined for different values. A key never
- * holds a comma (GATEWAY_API_KEYS is split on them).
- */
+/** Node joins a repeated x-api-key with ", ": one key however often repeated, undefined for different ones (keys hold no comma). */
 function oneApiKey(header: string): string | undefined {
   const values = new Set(header.split(',').map((value) => value.trim()));
   return values.size === 1 ? [...values][0] : undefined;
@@ -54,10 +50,7 @@ export const unauthenticated = (message: string) =>
 /** The caller the auth plugin admitted for the request of this server (or GraphQL) context. */
 export const callerOf = (state: RequestState): Caller => state.caller ?? ANONYMOUS;
 
-/**
- * The token of an `Authorization: Bearer <token>` header, the scheme in any case; '' when empty.
- * Header values arrive trimmed (the Fetch standard strips their leading and trailing whitespace).
- */
+/** The token of an `Authorization: Bearer <token>` header (values arrive trimmed), the scheme in any case; '' when empty. */
 export function bearerToken(request: Request): string | undefined {
   const match = request.headers.get('authorization')?.match(/^bearer(?:\s+(.*))?$/i);
   return match ? (match[1] ?? '') : undefined;

@@ -14,7 +14,6 @@ export interface ObservabilityOptions {
   readonly clientErrorCode: (error: unknown) => string | undefined;
 }
 
-/** The access log, /metrics and the error log of single results. */
 export function observabilityPlugins(options: ObservabilityOptions): Plugin[] {
   return [
     useAccessLog(options.log) as Plugin,
@@ -24,7 +23,7 @@ export function observabilityPlugins(options: ObservabilityOptions): Plugin[] {
   ];
 }
 
-/** Wrap what the execution plugins set: the errors of incremental parts, and the operation's span. */
+/** After the execution plugins: they wrap what those set. */
 export function executionObservers(options: {
   readonly maskError: (error: unknown, message: string) => Error;
   readonly loggedErrors: LoggedErrors;

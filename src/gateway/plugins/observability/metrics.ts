@@ -1,8 +1,6 @@
 /**
- * Prometheus metrics at /metrics, one registry per gateway: GraphQL operations (the Yoga plugin,
- * with names and labels set here), upstream calls, credential renewals, cache lookups and live
- * audit subscriptions. No label takes values a caller controls without bound: no URL, host or
- * query string, and operation names go through a bounded table (OperationNameLabels).
+ * Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls
+ * without bound: no URL or query string, and operation names go through OperationNameLabels.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
@@ -18,11 +16,7 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 const MAX_OPERATION_NAMES = 100;
 
-/**
- * Operation names as label values: the first `max` distinct well-formed names seen, plus the
- * known ones, are recorded as themselves; every other name is `other`, an unnamed operation is
- * `anonymous`. So thousands of distinct names cannot grow the scrape.
- */
+/** The known and the first `max` well-formed names are themselves; any other is `other`, none `anonymous`. */
 export class OperationNameLabels {
   private readonly names: Set<string>;
   private learned = 0;
@@ -62,7 +56,7 @@ const ENVELOP_ANONYMOUS = 'Anonymous';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** Answers 401 on /metrics unless the scrape carries the bearer token. Goes before the metrics plugin. */
+/** 401 on /metrics unless the scrape carries the bearer token. */
 export function useMetricsToken(token: string, endpoint = '/metrics'): Plugin {
   const expected = digest(token);
   return {
@@ -196,7 +190,6 @@ export function createMetrics() {
     }),
   });
 
-  /** Hand these to createUpstreams. */
   const upstreamEvents: UpstreamEvents = {
     onUpstreamCall(event) {
       const labels = { service: event.service, route: event.route };
@@ -208,7 +201,6 @@ export function createMetrics() {
     onCacheLookup: (event) => cacheLookups.inc({ cache: event.cache, outcome: event.outcome }),
     onAnswerRefused: (event) => answersRefused.inc({ service: event.service, reason: event.reason }),
   };
-  /** Hand these to createLiveAudit, and the LiveAudit made with them to observeLiveAudit. */
   const liveAuditEvents: LiveAuditEvents = {
     onRecordDelivered: () => liveDelivered.inc(),
     onSubscriptionEnd: (reason) => liveEnded.inc({ reason }),
@@ -217,7 +209,6 @@ export function createMetrics() {
     registry,
     upstreamEvents,
     liveAuditEvents,
-    /** Open live subscriptions and filters polled, read from the hub at each scrape. */
     observeLiveAudit(live: { stats(): LiveAuditStats }) {
       const subscriptions = () => live.stats().subscriptions;
       gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', subscriptions);
