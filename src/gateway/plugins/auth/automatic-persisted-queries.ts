@@ -38,28 +38,22 @@ export function createPersistedQueryStore(
     ttl: limits.ttlMs,
     updateAgeOnGet: true,
   });
-  if (!shared) {
-    return {
-      get: (hash) => (SHA256_HEX.test(hash) ? documents.get(hash) : undefined),
-      set: (hash, document) => {
-        documents.set(hash, document);
-      },
-    };
-  }
-  const sharedKey = (hash: string) => shared.key(`apq:${hash}`);
+  const sharedKey = (hash: string) => shared!.key(`apq:${hash}`);
+  const fromShared = async (hash: string) => {
+    const document = await shared!.get(sharedKey(hash), SHARED_KIND);
+    if (document === undefined || sha256Hex(document) !== hash) return undefined;
+    documents.set(hash, document);
+    return document;
+  };
   return {
-    async get(hash) {
+    get(hash) {
       if (!SHA256_HEX.test(hash)) return undefined;
       const kept = documents.get(hash);
-      if (kept !== undefined) return kept;
-      const document = await shared.get(sharedKey(hash), SHARED_KIND);
-      if (document === undefined || sha256Hex(document) !== hash) return undefined;
-      documents.set(hash, document);
-      return document;
+      return kept !== undefined || !shared ? kept : fromShared(hash);
     },
-    async set(hash, document) {
+    set(hash, document) {
       documents.set(hash, document);
-      await shared.set(sharedKey(hash), SHARED_KIND, document, limits.ttlMs);
+      return shared?.set(sharedKey(hash), SHARED_KIND, document, limits.ttlMs);
     },
   };
 }

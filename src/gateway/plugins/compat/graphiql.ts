@@ -7,16 +7,10 @@ import { createHash } from 'node:crypto';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
 import { compress, preferredEncoding, type Encoding } from './compression.js';
 
-export interface GraphiQLTab {
-  readonly query: string;
-  readonly variables?: string | null;
-  readonly headers?: string | null;
-}
-
-export interface GraphiQLPageOptions {
+interface GraphiQLPageOptions {
   readonly title: string;
   readonly endpoint: string;
-  readonly defaultTabs: readonly GraphiQLTab[];
+  readonly defaultTabs: readonly { readonly query: string; readonly variables: string | null; readonly headers: string | null }[];
   readonly introspection: boolean;
 }
 

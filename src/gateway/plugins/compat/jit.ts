@@ -52,17 +52,11 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
   return typeof code === 'string' ? { query: compiled.query, codeCharacters: code.length } : undefined;
 }
 
-export interface CompiledQueries {
-  /** Undefined: graphql-js runs it this time. */
-  executeFor(args: ExecutionArgs, operation: OperationDefinitionNode): Execute | undefined;
-  readonly cache: LRUCache<string, Known>;
-}
-
 export function createCompiledQueries(
   maxBytes = COMPILED_QUERIES_BYTES,
   onCompiled: (compilation: Compilation, args: ExecutionArgs) => void = () => {},
   maxCompilations = MAX_COMPILATIONS,
-): CompiledQueries {
+) {
   let compilations = 0;
   const cache = new LRUCache<string, Known>({ maxSize: maxBytes, sizeCalculation: (known) => known.bytes });
   const sentBefore = new WeakSet<DocumentNode>();
@@ -88,7 +82,8 @@ export function createCompiledQueries(
 
   return {
     cache,
-    executeFor(args, operation) {
+    /** Undefined: graphql-js runs it this time. */
+    executeFor(args: ExecutionArgs, operation: OperationDefinitionNode): Execute | undefined {
       const text = args.document.loc?.source.body;
       if (text === undefined) return undefined;
       const key = `${operation.name?.value ?? ''}\n${text}`;
@@ -110,7 +105,7 @@ function logCompilation(compilation: Compilation, { contextValue }: ExecutionArg
   (contextValue as { log?: Logger }).log?.debug({ jit: compilation }, message);
 }
 
-export function useJitForAuditPages(compiledQueries: CompiledQueries = createCompiledQueries(undefined, logCompilation)): Plugin {
+export function useJitForAuditPages(compiledQueries: ReturnType<typeof createCompiledQueries> = createCompiledQueries(undefined, logCompilation)): Plugin {
   return {
     onExecute({ args, setExecuteFn }) {
       const analysis = analysisOf(args.document, args.operationName);

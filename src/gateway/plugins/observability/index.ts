@@ -6,15 +6,13 @@ import { useAccessLog, useErrorLog, type LoggedErrors } from './logging.js';
 import { useMetricsToken, type GatewayMetrics } from './metrics.js';
 import type { Tracing } from './tracing.js';
 
-export interface ObservabilityOptions {
+export function observabilityPlugins(options: {
   readonly log: Logger;
   readonly loggedErrors: LoggedErrors;
   readonly metrics?: GatewayMetrics | undefined;
   readonly metricsToken?: string | undefined;
   readonly clientErrorCode: (error: unknown) => string | undefined;
-}
-
-export function observabilityPlugins(options: ObservabilityOptions): Plugin[] {
+}): Plugin[] {
   return [
     useAccessLog(options.log) as Plugin,
     ...(options.metricsToken ? [useMetricsToken(options.metricsToken)] : []),

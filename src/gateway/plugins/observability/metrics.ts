@@ -57,11 +57,11 @@ const ENVELOP_ANONYMOUS = 'Anonymous';
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** 401 on /metrics unless the scrape carries the bearer token. */
-export function useMetricsToken(token: string, endpoint = '/metrics'): Plugin {
+export function useMetricsToken(token: string): Plugin {
   const expected = digest(token);
   return {
     onRequest({ url, request, fetchAPI, endResponse }) {
-      if (url.pathname !== endpoint) return;
+      if (url.pathname !== '/metrics') return;
       const given = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
       endResponse(
