@@ -38,7 +38,6 @@ function oneApiKey(header: string): string | undefined {
   return values.size === 1 ? [...values][0] : undefined;
 }
 
-/** A 401 with the challenge that names both ways in. */
 export const unauthenticated = (message: string) =>
   createGraphQLError(message, {
     extensions: {
@@ -47,7 +46,6 @@ export const unauthenticated = (message: string) =>
     },
   });
 
-/** The caller the auth plugin admitted for the request of this server (or GraphQL) context. */
 export const callerOf = (state: RequestState): Caller => state.caller ?? ANONYMOUS;
 
 /** The token of an `Authorization: Bearer <token>` header (values arrive trimmed), the scheme in any case; '' when empty. */

@@ -31,7 +31,6 @@ type Execute = ReturnType<typeof makeExecute>;
 
 type Known = { readonly execute: Execute | undefined; readonly bytes: number };
 
-/** What compiling cost, for the log. */
 export interface Compilation {
   readonly operation: string;
   readonly fields: number;

@@ -31,7 +31,6 @@ export function bodyPlugins(maxRequestBytes: number): Plugin[] {
   ];
 }
 
-/** /healthz, /readyz and GraphiQL's page and assets. */
 export function pagePlugins(options: {
   readonly isReady: () => boolean;
   readonly examples: readonly ExampleOperation[];

@@ -1,4 +1,3 @@
-/** What an operation may cost: the bytes held for it, its document, its rows. */
 import type { Plugin } from 'graphql-yoga';
 import type { ByteReservations } from '../../../lib/byte-reservations.js';
 import { useHeldRequests } from './held-requests.js';

@@ -25,7 +25,6 @@ function moreOpeningBrackets(body: string, count: number): boolean {
   return false;
 }
 
-/** Whether brackets nest deeper than `maxNesting` within the first `maxTokens` tokens. */
 export function nestedTooDeeply(source: string | Source, { maxNesting, maxTokens }: NestingLimits): boolean {
   // Most documents have fewer brackets in all than the limit: a scan of the text, no lexing.
   if (!moreOpeningBrackets(typeof source === 'string' ? source : source.body, maxNesting)) return false;

@@ -27,18 +27,15 @@ export function tokenCount(document: DocumentNode): number {
   return count;
 }
 
-/** What keeping a parsed document costs: its text and its tokens with the nodes over them. */
 export function parsedDocumentBytes(text: string, document: DocumentNode): number {
   return BYTES_PER_CHARACTER * text.length + BYTES_PER_PARSED_TOKEN * tokenCount(document) + BYTES_PER_ENTRY;
 }
 
-/** What keeping a parse error costs: its text and, at worst, every token before the end. */
 export function parseErrorBytes(text: string): number {
   const tokensRead = Math.min(text.length, operationLimits.maxTokens + 1);
   return BYTES_PER_CHARACTER * text.length + BYTES_PER_TOKEN_BEFORE_ERROR * tokensRead + BYTES_PER_ENTRY;
 }
 
-/** Yoga's `parserAndValidationCache`, and the plugin that drops invalid documents. */
 export function createParseCache(bytes: { documents: number; errors: number } = parseCacheBytes) {
   const documents = new LRUCache<string, DocumentNode>({
     maxSize: bytes.documents,

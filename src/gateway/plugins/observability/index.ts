@@ -1,4 +1,3 @@
-/** Logs, metrics and traces: what the gateway says about the requests it serves. */
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../../lib/logger.js';
 import { useIncrementalErrorMasking } from './incremental-masking.js';

@@ -35,7 +35,6 @@ function originalOf(error: unknown): unknown {
   return current;
 }
 
-/** Logs one field error once, with its log-only detail, at the level it deserves. */
 export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors): void {
   // The access line carries its BAD_USER_INPUT, as for any caller mistake without detail to add.
   if (isVariableValueError(error)) return;
@@ -56,7 +55,6 @@ export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors)
   }
 }
 
-/** Logs the field errors of a single result, of a refused subscription and of a subscription's events. */
 export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
   const logAll = (log: Logger, errors: readonly unknown[] | undefined) => {
     for (const error of errors ?? []) logFieldError(log, error, logged);
@@ -117,7 +115,6 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
 
 type ErrorsWithCodes = readonly { extensions?: Record<string, unknown> }[];
 
-/** Adds the codes of an answer's errors to those its access line lists, up to MAX_LOGGED_CODES. */
 function addCodes(codes: Set<string>, errors: ErrorsWithCodes): Set<string> {
   for (const error of errors) {
     if (codes.size >= MAX_LOGGED_CODES) break;
@@ -136,7 +133,6 @@ interface AccessRecord {
   codes?: string[];
 }
 
-/** One line per HTTP request: method, path, status, duration, operation, caller and error codes. */
 export function useAccessLog(log: Logger): Plugin<object, RequestState> {
   const records = new WeakMap<Request, AccessRecord>();
   return {

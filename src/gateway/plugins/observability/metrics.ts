@@ -56,7 +56,6 @@ const ENVELOP_ANONYMOUS = 'Anonymous';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** 401 on /metrics unless the scrape carries the bearer token. */
 export function useMetricsToken(token: string): Plugin {
   const expected = digest(token);
   return {
