@@ -16,9 +16,7 @@ import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/events
 export type Tracing = ReturnType<typeof createTracing>;
 
 /** Yoga's headers may be a ponyfill: not checked with instanceof. */
-interface RequestHeaders {
-  get(name: string): string | null;
-}
+type RequestHeaders = Pick<Headers, 'get'>;
 
 const headerGetter: TextMapGetter<RequestHeaders> = {
   // The W3C propagator reads its two headers by name and never lists them.
