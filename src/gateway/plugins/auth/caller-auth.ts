@@ -20,7 +20,7 @@ export interface CallerAuthOptions {
   readonly log?: Logger | undefined;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+export const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Fixed-length digests make the comparison constant-time whatever the key lengths. */
 function matchApiKey(keys: readonly Buffer[], given: string): number {

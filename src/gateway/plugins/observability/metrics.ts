@@ -2,11 +2,12 @@
  * Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls
  * without bound: no URL or query string, and operation names go through OperationNameLabels.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CLIENT_ERROR_CODES } from '../../../lib/errors.js';
+import { digest } from '../auth/caller-auth.js';
 import type { LiveAuditEvents, LiveAuditStats } from '../../../audit/live/index.js';
 import type { UpstreamEvents } from '../../../upstream/events.js';
 
@@ -53,8 +54,6 @@ const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
 
 /** envelop names an operation without a name `Anonymous`, Yoga leaves it undefined: one label for both. */
 const ENVELOP_ANONYMOUS = 'Anonymous';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
 
 export function useMetricsToken(token: string): Plugin {
   const expected = digest(token);
