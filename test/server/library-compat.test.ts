@@ -46,14 +46,14 @@ describe('graphql-yoga 5.24 and @whatwg-node/server 0.11', () => {
     expect((await get(bare(), '/graphql?query=%7B__typename%7D&variables=%7B')).status).toBe(500);
   });
 
-  it('a 406 and a 415 come with an empty body (not-acceptable.ts, unsupported-media-type.ts)', async () => {
+  it('a 406 and a 415 come with an empty body (coded-refusals.ts)', async () => {
     const notAcceptable = await bare().fetch(post('{"query":"{ __typename }"}', { accept: 'image/png' }));
     expect([notAcceptable.status, await notAcceptable.text()]).toEqual([406, '']);
     const unsupported = await bare().fetch(post('{ __typename }', { 'content-type': 'text/plain' }));
     expect([unsupported.status, await unsupported.text()]).toEqual([415, '']);
   });
 
-  it('a body that is not JSON is echoed back in extensions.originalError (no-echo.ts)', async () => {
+  it('a body that is not JSON is echoed back in extensions.originalError (coded-refusals.ts)', async () => {
     const response = await bare().fetch(post('{"query": "{ __typename }", "variables": {"password": "hunter2"'));
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toContain('originalError');

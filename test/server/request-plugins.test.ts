@@ -2,7 +2,7 @@
  * The request plugins that turn a caller's mistake into a coded refusal, each in a Yoga of its own
  * (no gateway, so that each case costs milliseconds): @stream's initialCount
  * (src/gateway/plugins/limits/stream-initial-count.ts), unreadable GraphQL parameters (request-params.ts) and
- * content types no parser reads (unsupported-media-type.ts). Over HTTP through the whole gateway:
+ * content types no parser reads (compat/coded-refusals.ts). Over HTTP through the whole gateway:
  * stream-initial-count.test.ts, request-params.test.ts, unsupported-media-type.test.ts.
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
@@ -10,7 +10,7 @@ import { createGraphQLError, createSchema, createYoga, type Plugin, type YogaSer
 import { describe, expect, it } from 'vitest';
 import { useRequestParams } from '../../src/gateway/plugins/compat/request-params.js';
 import { useStreamInitialCount } from '../../src/gateway/plugins/limits/stream-initial-count.js';
-import { useUnsupportedMediaType } from '../../src/gateway/plugins/compat/unsupported-media-type.js';
+import { useUnsupportedMediaType } from '../../src/gateway/plugins/compat/coded-refusals.js';
 
 interface Answer {
   data?: unknown;

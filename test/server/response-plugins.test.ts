@@ -1,12 +1,12 @@
 /**
  * The plugins that answer a request before or instead of an operation, each in a Yoga of its own
- * (no gateway): the 406 for an Accept header the answer cannot meet (src/gateway/plugins/compat/not-acceptable.ts)
+ * (no gateway): the 406 for an Accept header the answer cannot meet (src/gateway/plugins/compat/coded-refusals.ts)
  * and the /healthz and /readyz probes (probes.ts). Through the whole gateway: http-edge.test.ts.
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useNotAcceptable } from '../../src/gateway/plugins/compat/not-acceptable.js';
+import { useNotAcceptable } from '../../src/gateway/plugins/compat/coded-refusals.js';
 import { useProbe } from '../../src/gateway/plugins/compat/probes.js';
 
 const schema = createSchema({

@@ -1,8 +1,6 @@
 /**
- * Automatic persisted queries (Apollo's APQ, @graphql-yoga/plugin-apq) without a persisted-operations
- * file. The store is an LRU bounded in entries and bytes: an evicted document is registered again by
- * the client's retry. With REDIS_URL, Redis is its second tier, so a hash registered on one replica
- * is known to all; a document read from Redis runs only if it hashes to its key.
+ * APQ (@graphql-yoga/plugin-apq) in an LRU bounded in entries and bytes (a client registers an evicted
+ * document again); Redis its second tier, shared by replicas, a document from it run only if it hashes to its key.
  */
 import { createHash } from 'node:crypto';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
@@ -13,7 +11,6 @@ import type { SharedStore } from '../../../upstream/shared-store/index.js';
 
 export interface PersistedQueryStoreLimits {
   readonly maxEntries: number;
-  /** Sum of the documents' lengths (UTF-16 code units, about bytes for GraphQL text). */
   readonly maxChars: number;
   /** How long an unused document stays. */
   readonly ttlMs: number;
@@ -41,29 +38,22 @@ export function createPersistedQueryStore(
     ttl: limits.ttlMs,
     updateAgeOnGet: true,
   });
-  if (!shared) {
-    return {
-      get: (hash) => (SHA256_HEX.test(hash) ? documents.get(hash) : undefined),
-      // The plugin has checked that the document hashes to `hash` before it stores it.
-      set: (hash, document) => {
-        documents.set(hash, document);
-      },
-    };
-  }
-  const sharedKey = (hash: string) => shared.key(`apq:${hash}`);
+  const sharedKey = (hash: string) => shared!.key(`apq:${hash}`);
+  const fromShared = async (hash: string) => {
+    const document = await shared!.get(sharedKey(hash), SHARED_KIND);
+    if (document === undefined || sha256Hex(document) !== hash) return undefined;
+    documents.set(hash, document);
+    return document;
+  };
   return {
-    async get(hash) {
+    get(hash) {
       if (!SHA256_HEX.test(hash)) return undefined;
       const kept = documents.get(hash);
-      if (kept !== undefined) return kept;
-      const document = await shared.get(sharedKey(hash), SHARED_KIND);
-      if (document === undefined || sha256Hex(document) !== hash) return undefined;
-      documents.set(hash, document);
-      return document;
+      return kept !== undefined || !shared ? kept : fromShared(hash);
     },
-    async set(hash, document) {
+    set(hash, document) {
       documents.set(hash, document);
-      await shared.set(sharedKey(hash), SHARED_KIND, document, limits.ttlMs);
+      return shared?.set(sharedKey(hash), SHARED_KIND, document, limits.ttlMs);
     },
   };
 }

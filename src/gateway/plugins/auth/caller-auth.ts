@@ -1,12 +1,11 @@
 /**
  * Caller authentication for every GraphQL operation, before it is parsed: an API key (`x-api-key`,
- * compared in constant time) or a JWT verified by @graphql-yoga/plugin-jwt with a key from a JWKS
- * (jose's remote key set fetches and caches it).
+ * compared in constant time) or a JWT verified by jose with a key from a JWKS it fetches and caches.
  */
-import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { useJWT } from '@graphql-yoga/plugin-jwt';
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { ANONYMOUS, type Caller, type RequestState } from '../../context.js';
 import type { Logger } from '../../../lib/logger.js';
 import { currentRequestId } from '../http/request-id.js';
@@ -21,7 +20,7 @@ export interface CallerAuthOptions {
   readonly log?: Logger | undefined;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+export const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Fixed-length digests make the comparison constant-time whatever the key lengths. */
 function matchApiKey(keys: readonly Buffer[], given: string): number {
@@ -33,17 +32,12 @@ function matchApiKey(keys: readonly Buffer[], given: string): number {
   return match;
 }
 
-/**
- * The key of an x-api-key header, which Node joins with ", " when it is sent more than once (as
- * proxies may do): one value however often repeated; undefined for different values. A key never
- * holds a comma (GATEWAY_API_KEYS is split on them).
- */
+/** Node joins a repeated x-api-key with ", ": one key however often repeated, undefined for different ones (keys hold no comma). */
 function oneApiKey(header: string): string | undefined {
   const values = new Set(header.split(',').map((value) => value.trim()));
   return values.size === 1 ? [...values][0] : undefined;
 }
 
-/** A 401 with the challenge that names both ways in. */
 export const unauthenticated = (message: string) =>
   createGraphQLError(message, {
     extensions: {
@@ -52,15 +46,9 @@ export const unauthenticated = (message: string) =>
     },
   });
 
-const JWT_FIELD = 'jwt';
-
-/** The caller the auth plugin admitted for the request of this server (or GraphQL) context. */
 export const callerOf = (state: RequestState): Caller => state.caller ?? ANONYMOUS;
 
-/**
- * The token of an `Authorization: Bearer <token>` header, the scheme in any case; '' when empty.
- * Header values arrive trimmed (the Fetch standard strips their leading and trailing whitespace).
- */
+/** The token of an `Authorization: Bearer <token>` header (values arrive trimmed), the scheme in any case; '' when empty. */
 export function bearerToken(request: Request): string | undefined {
   const match = request.headers.get('authorization')?.match(/^bearer(?:\s+(.*))?$/i);
   return match ? (match[1] ?? '') : undefined;
@@ -78,113 +66,78 @@ function decoded(token: string) {
 }
 
 /** Signature algorithms a caller JWT may use: asymmetric only, so a public key never serves as a secret. */
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'] as const;
-const isAccepted = (alg: unknown): alg is (typeof ALGORITHMS)[number] => (ALGORITHMS as readonly unknown[]).includes(alg);
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'];
 
 /** jose's defaults: refetched when this old, or sooner for an unknown key id but once per cooldown. */
 export const JWKS_CACHE = { maxAgeMs: 10 * 60_000, cooldownMs: 30_000 } as const;
 
-/** jose's answer to a token whose key the JWKS (fetched again if the cooldown allows) does not hold. */
-const isUnknownKey = (error: unknown) =>
-  error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys;
+const UNKNOWN_KEY = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS']);
+/** jose's refusals of the token itself; any other failure is the JWKS's, so the gateway's. */
+const NOT_VERIFIED = new Set(['ERR_JWS_SIGNATURE_VERIFICATION_FAILED', 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'ERR_JWT_EXPIRED', 'ERR_JWS_INVALID', 'ERR_JWT_INVALID']);
+const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 
-type KeyCallback = (error: Error | null, key?: KeyObject) => void;
+/** Presented keys whose verdict (the key's index, or -1) is remembered, so a caller's key is hashed once. */
+const REMEMBERED_API_KEYS = 64;
+
+function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | undefined) {
+  const jwks = createRemoteJWKSet(new URL(jwt.jwksUrl), { cacheMaxAge: JWKS_CACHE.maxAgeMs, cooldownDuration: JWKS_CACHE.cooldownMs });
+  const refuse = (reason: string, message: string): never => {
+    log?.warn({ requestId: currentRequestId(), reason }, 'caller JWT refused');
+    throw unauthenticated(message);
+  };
+  const options = {
+    algorithms: ALGORITHMS,
+    ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
+    ...(jwt.audience ? { audience: jwt.audience } : {}),
+  };
+  return async (token: string): Promise<JWTPayload> => {
+    if (token === '') refuse('empty bearer token', 'The bearer token is empty.');
+    const { header, payload } = decoded(token) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
+    if (jwt.requireExp !== false && typeof payload.exp !== 'number') refuse('no exp claim', 'The token has no expiry (exp).');
+    if (!ALGORITHMS.includes(header.alg as string)) {
+      refuse('algorithm not accepted', 'The token is signed with an algorithm the gateway does not accept.');
+    }
+    // jose would read a kid that is no string as no kid at all.
+    if (header.kid !== undefined && typeof header.kid !== 'string') refuse('unknown signing key', 'The token is signed by an unknown key.');
+    try {
+      return (await jwtVerify(token, jwks, options)).payload;
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (UNKNOWN_KEY.has(code)) refuse('unknown signing key', 'The token is signed by an unknown key.');
+      if (NOT_VERIFIED.has(code)) refuse(`does not verify: ${(error as Error).message}`, TOKEN_NOT_VERIFIED);
+      // An unreachable or broken JWKS is the gateway's problem, not the caller's.
+      throw new Error('The JWKS could not be read.', { cause: error });
+    }
+  };
+}
 
 export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
   const keys = options.apiKeys.map(digest);
-  const plugins: Plugin[] = [];
-  if (options.jwt) {
-    const jwt = options.jwt;
-    const jwks = createRemoteJWKSet(new URL(jwt.jwksUrl), {
-      cacheMaxAge: JWKS_CACHE.maxAgeMs,
-      cooldownDuration: JWKS_CACHE.cooldownMs,
-    });
-    // useJWT hands its provider's answer to jsonwebtoken.verify, which also takes a function of the
-    // token's header: the key is then chosen by the header's alg and kid, as jose selects it.
-    const keyForHeader = (header: { alg?: string; kid?: string }, done: KeyCallback) => {
-      jwks(header).then(
-        (key) => done(null, key as KeyObject),
-        (error: Error) => done(error),
-      );
-    };
-    const refuse = (reason: string, message: string): never => {
-      options.log?.warn({ requestId: currentRequestId(), reason }, 'caller JWT refused');
-      throw unauthenticated(message);
-    };
-    plugins.push(
-      {
-        // useJWT answers 400 or 500 to these, and accepts tokens without expiry; the contract wants 401.
-        async onRequestParse({ request }) {
-          const token = bearerToken(request);
-          if (token === undefined) return;
-          if (token === '') refuse('empty bearer token', 'The bearer token is empty.');
-          const { header, payload } = decoded(token!) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
-          if (jwt.requireExp !== false && typeof payload.exp !== 'number') {
-            refuse('no exp claim', 'The token has no expiry (exp).');
-          }
-          const { alg, kid } = header;
-          if (!isAccepted(alg)) {
-            return refuse('algorithm not accepted', 'The token is signed with an algorithm the gateway does not accept.');
-          }
-          // jose would read a kid that is no string as no kid at all.
-          if (kid !== undefined && typeof kid !== 'string') {
-            return refuse('unknown signing key', 'The token is signed by an unknown key.');
-          }
-          try {
-            // The key useJWT verifies with next, fetched (or refused) here so that a refusal is a 401.
-            await jwks({ alg, kid });
-          } catch (error) {
-            if (isUnknownKey(error)) refuse('unknown signing key', 'The token is signed by an unknown key.');
-            // An unreachable or broken JWKS is the gateway's problem, not the caller's.
-            throw new Error('The JWKS could not be read.', { cause: error });
-          }
-        },
-      },
-      useJWT({
-        signingKeyProviders: [() => keyForHeader as unknown as string],
-        tokenLookupLocations: [
-          ({ request }) => {
-            const token = request ? bearerToken(request) : undefined;
-            return token ? { token, prefix: 'Bearer' } : undefined;
-          },
-        ],
-        tokenVerification: {
-          algorithms: [...ALGORITHMS],
-          ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
-          ...(jwt.audience ? { audience: jwt.audience } : {}),
-        },
-        // A missing token may still be an API-key or anonymous caller; a bad one is rejected.
-        reject: { missingToken: false, invalidToken: true },
-        extendContext: JWT_FIELD,
-      }) as Plugin,
-    );
-  }
-  const admitCaller: Plugin<object, RequestState & { [JWT_FIELD]?: { payload?: { sub?: unknown; exp?: unknown } } }> = {
+  const verdicts = new LRUCache<string, number>({ max: REMEMBERED_API_KEYS });
+  const verify = options.jwt && jwtVerifier(options.jwt, options.log);
+  const admit = (request: Request, state: RequestState, payload: JWTPayload | undefined) => {
+    const header = request.headers.get('x-api-key');
+    if (header !== null && keys.length > 0) {
+      const apiKey = oneApiKey(header);
+      if (apiKey === undefined) throw unauthenticated('Send one API key: the x-api-key header holds different values.');
+      let index = verdicts.get(apiKey);
+      if (index === undefined) verdicts.set(apiKey, (index = matchApiKey(keys, apiKey)));
+      if (index < 0) throw unauthenticated('The API key is not valid.');
+      state.caller = { id: `api-key:${index}` };
+    } else if (payload) {
+      const { sub: subject, exp } = payload;
+      state.caller = { id: typeof subject === 'string' ? `jwt:${subject}` : 'jwt', ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}) };
+    } else if (!options.allowAnonymous) {
+      throw unauthenticated('Authentication required: send an API key in the x-api-key header.');
+    }
+  };
+  const admitCaller: Plugin<object, RequestState> = {
     onRequestParse({ request, serverContext }) {
-      const header = request.headers.get('x-api-key');
-      if (header !== null && keys.length > 0) {
-        const apiKey = oneApiKey(header);
-        if (apiKey === undefined) throw unauthenticated('Send one API key: the x-api-key header holds different values.');
-        const index = matchApiKey(keys, apiKey);
-        if (index < 0) throw unauthenticated('The API key is not valid.');
-        serverContext.caller = { id: `api-key:${index}` };
-        return;
-      }
-      // useJWT ran first: it rejected a token that does not verify and kept the payload of one that does.
-      const verified = serverContext[JWT_FIELD];
-      if (verified?.payload) {
-        const { sub: subject, exp } = verified.payload;
-        serverContext.caller = {
-          id: typeof subject === 'string' ? `jwt:${subject}` : 'jwt',
-          ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}),
-        };
-        return;
-      }
-      if (!options.allowAnonymous) {
-        throw unauthenticated('Authentication required: send an API key in the x-api-key header.');
-      }
+      const token = verify && bearerToken(request);
+      if (token === undefined) return admit(request, serverContext, undefined);
+      // A token that does not verify is refused, even beside a valid API key.
+      return verify!(token).then((payload) => admit(request, serverContext, payload));
     },
   };
-  plugins.push(admitCaller as Plugin);
-  return plugins;
+  return [admitCaller as Plugin];
 }

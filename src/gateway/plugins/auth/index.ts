@@ -1,4 +1,3 @@
-/** Who may run what: browser safety, caller authentication, persisted operations, introspection. */
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -12,7 +11,6 @@ import { usePersistedOperationsFile } from './persisted-operations.js';
 
 type AuthConfig = Pick<Config, 'apiKeys' | 'allowAnonymous' | 'jwt' | 'persistedOperations' | 'introspection'>;
 
-/** Introspection for everyone, for callers with a key or JWT, or for nobody. */
 function useIntrospectionPolicy(policy: Config['introspection']): Plugin[] {
   if (policy === 'all') return [];
   return [

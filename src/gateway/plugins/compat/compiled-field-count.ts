@@ -1,21 +1,17 @@
-/**
- * How many fields graphql-jit writes code for in an operation: every field once per object type it
- * may be resolved on (a field under a union or interface once per possible type), fragments
- * expanded where they apply. Its compile time and code size grow with this count.
- */
+/** How many fields graphql-jit writes code for: each once per object type it may be resolved on, fragments expanded. */
 import {
   getNamedType,
   isAbstractType,
   isCompositeType,
   Kind,
   type DocumentNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLObjectType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { fragmentsOf } from '../limits/document-analysis.js';
 
 /** The count, or `limit + 1` as soon as it passes `limit`. */
 export function compiledFieldCount(
@@ -24,10 +20,7 @@ export function compiledFieldCount(
   operation: OperationDefinitionNode,
   limit: number,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsOf(document);
   let count = 0;
 
   const applies = (condition: string | undefined, type: GraphQLObjectType) => {

@@ -1,8 +1,6 @@
 /**
- * Response compression: answers over 1 KB go out as br or gzip when the client accepts it.
- * In place of @whatwg-node/server 0.11's useContentEncoding, which reads Accept-Encoding without
- * its q-values (`br;q=1, gzip;q=0.8` gets nothing), compresses every streamed answer (holding back
- * incremental parts) and inflates compressed request bodies past MAX_REQUEST_BYTES.
+ * Answers over 1 KB as br or gzip. @whatwg-node/server 0.11's useContentEncoding ignores q-values,
+ * compresses streamed answers (holding back incremental parts) and inflates request bodies past the limit.
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -16,7 +14,6 @@ const COMPRESSIBLE = /^(application\/(graphql-response\+)?json|text\/(html|plain
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
-/** The encoding the client prefers among br and gzip, q-values honoured. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding | undefined {
   if (!acceptEncoding) return undefined;
   let best: { encoding: Encoding; q: number } | undefined;

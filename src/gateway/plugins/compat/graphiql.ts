@@ -1,24 +1,16 @@
 /**
- * GraphiQL without a CDN and at next to no CPU per view: a page of a few KB that loads the bundle
- * of @graphql-yoga/render-graphiql as assets named by their hash, immutable, compressed once on the
- * first view. In place of graphql-yoga 5.24's `graphiql` option, which loads GraphiQL from a CDN,
- * or with `renderGraphiQL` inlines the whole bundle in every page, without an ETag.
+ * GraphiQL without a CDN: a small page loading @graphql-yoga/render-graphiql's bundle as immutable assets
+ * named by their hash, compressed once. graphql-yoga 5.24's `graphiql` loads a CDN, or with
+ * `renderGraphiQL` inlines the whole bundle in every page, without an ETag.
  */
 import { createHash } from 'node:crypto';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
 import { compress, preferredEncoding, type Encoding } from './compression.js';
 
-export interface GraphiQLTab {
-  readonly query: string;
-  readonly variables?: string | null;
-  readonly headers?: string | null;
-}
-
-export interface GraphiQLPageOptions {
+interface GraphiQLPageOptions {
   readonly title: string;
   readonly endpoint: string;
-  readonly defaultTabs: readonly GraphiQLTab[];
-  /** false: GraphiQL does not introspect (the gateway would refuse it). */
+  readonly defaultTabs: readonly { readonly query: string; readonly variables: string | null; readonly headers: string | null }[];
   readonly introspection: boolean;
 }
 
@@ -33,7 +25,6 @@ const ASSET_PREFIX = '/graphiql/';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const JS = 'application/javascript; charset=utf-8';
 
-/** An asset served under a name whose `*` is the hash of its content. */
 async function asset(name: string, type: string, content: string | Uint8Array): Promise<Asset> {
   const identity = new Uint8Array(typeof content === 'string' ? Buffer.from(content) : content);
   const [br, gzip] = await Promise.all([compress(identity, 'br'), compress(identity, 'gzip')]);
@@ -41,7 +32,7 @@ async function asset(name: string, type: string, content: string | Uint8Array): 
   return { url: ASSET_PREFIX + name.replace('*', hash), type, etag: `"${hash}"`, bodies: { identity, br, gzip } };
 }
 
-/** JSON inside a <script> element: `<` escaped so the text cannot close the element. */
+/** `<` escaped, so the text cannot close its <script>. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -1,11 +1,9 @@
 /**
- * graphql-jit for audit pages, where field execution dominates a large page. @envelop/graphql-jit
- * 11.2.1 keys what it compiles by document alone, so a document's second operation runs the first
- * one's compiled query, and keeps each compilation as long as its document lives, however large.
- * Here compiled queries are kept by operation in a cache bounded in bytes. Other operations keep
- * graphql-js: graphql-jit drops the items of a list whose resolver rejects (`_entities`) and knows
- * no @defer/@stream. An operation is compiled the second time its document is sent, unless it has
- * more than MAX_COMPILED_FIELDS fields; one that would take more than a quarter of the cache is not kept.
+ * graphql-jit for audit pages. @envelop/graphql-jit 11.2.1 keys compilations by document alone (a
+ * document's second operation runs the first one's) and keeps each as long as its document: here they
+ * are kept by operation in a cache bounded in bytes. Other operations keep graphql-js (graphql-jit drops
+ * the items of a list whose resolver rejects, and knows no @defer/@stream). An operation is compiled
+ * the second time its document is sent.
  */
 import type { DocumentNode, ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
@@ -18,32 +16,21 @@ import { parsedDocumentBytes } from '../limits/parse-cache.js';
 
 export const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
 
-/** Heap per character of generated code once it has run hot, with a margin. */
+/** Heap per character of generated code once it has run hot, per compiled query, per key. */
 const BYTES_PER_CODE_CHARACTER = 8;
-/** The compiled query's own objects and the cache's entry. */
 const BYTES_PER_COMPILED_QUERY = 16 * 1024;
-/** A key (operation name and query text) in two bytes per character, and its entry. */
 const keyBytes = (key: string) => 2 * key.length + 256;
 
-/**
- * More fields than this (counted as graphql-jit writes code for them) run on graphql-js: the code,
- * and the time the event loop is blocked compiling it, grow with the count.
- */
+/** More fields than this run on graphql-js: the code, and the time compiling it blocks, grow with them. */
 export const MAX_COMPILED_FIELDS = 600;
 
-/**
- * graphql-jit 0.8.7 keeps some of every compilation in a module-wide memo that never forgets (0.8.9
- * forgets, but calls every resolver through three closures, much slower on large pages): past this
- * many compilations, every new operation runs on graphql-js.
- */
+/** graphql-jit 0.8.7 keeps some of every compilation in a memo that never forgets (0.8.9 is much slower): a cap. */
 export const MAX_COMPILATIONS = 256;
 
 type Execute = ReturnType<typeof makeExecute>;
 
-/** How to run an operation compiled, or undefined: graphql-js runs it. */
 type Known = { readonly execute: Execute | undefined; readonly bytes: number };
 
-/** What compiling cost, for the log: `codeCharacters` and `bytes` are undefined when nothing was compiled. */
 export interface Compilation {
   readonly operation: string;
   readonly fields: number;
@@ -61,24 +48,16 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
   if (!isCompiledQuery(compiled)) return undefined;
   const code = (compiled as DebugCompiledQuery).__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation;
   delete (compiled as DebugCompiledQuery).__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation;
-  // Of unknown cost (a graphql-jit without debug mode), it is not kept.
   return typeof code === 'string' ? { query: compiled.query, codeCharacters: code.length } : undefined;
-}
-
-export interface CompiledQueries {
-  /** How to run this operation compiled, or undefined: graphql-js runs it this time. */
-  executeFor(args: ExecutionArgs, operation: OperationDefinitionNode): Execute | undefined;
-  readonly cache: LRUCache<string, Known>;
 }
 
 export function createCompiledQueries(
   maxBytes = COMPILED_QUERIES_BYTES,
   onCompiled: (compilation: Compilation, args: ExecutionArgs) => void = () => {},
   maxCompilations = MAX_COMPILATIONS,
-): CompiledQueries {
+) {
   let compilations = 0;
   const cache = new LRUCache<string, Known>({ maxSize: maxBytes, sizeCalculation: (known) => known.bytes });
-  /** Documents whose operations ran once already, for as long as Yoga's parse cache keeps them. */
   const sentBefore = new WeakSet<DocumentNode>();
 
   function compileAndKeep(args: ExecutionArgs, operation: OperationDefinitionNode, text: string, key: string): Known {
@@ -88,7 +67,6 @@ export function createCompiledQueries(
     const compilable = fields <= MAX_COMPILED_FIELDS;
     if (compilable) compilations++;
     const compiled = compilable ? compile(args.schema, args.document, name) : undefined;
-    // Its code, its document (which it holds) and its key.
     const bytes = compiled && BYTES_PER_CODE_CHARACTER * compiled.codeCharacters + parsedDocumentBytes(text, args.document) + keyBytes(key) + BYTES_PER_COMPILED_QUERY;
     const kept = bytes !== undefined && bytes <= maxBytes / 4;
     // Left to graphql-js, the operation still has an entry, so that it is not compiled again.
@@ -103,10 +81,10 @@ export function createCompiledQueries(
 
   return {
     cache,
-    executeFor(args, operation) {
+    /** Undefined: graphql-js runs it this time. */
+    executeFor(args: ExecutionArgs, operation: OperationDefinitionNode): Execute | undefined {
       const text = args.document.loc?.source.body;
       if (text === undefined) return undefined;
-      // Operation names are GraphQL names: the first line break ends the name.
       const key = `${operation.name?.value ?? ''}\n${text}`;
       const known = cache.get(key);
       if (known) return known.execute;
@@ -126,7 +104,7 @@ function logCompilation(compilation: Compilation, { contextValue }: ExecutionArg
   (contextValue as { log?: Logger }).log?.debug({ jit: compilation }, message);
 }
 
-export function useJitForAuditPages(compiledQueries: CompiledQueries = createCompiledQueries(undefined, logCompilation)): Plugin {
+export function useJitForAuditPages(compiledQueries: ReturnType<typeof createCompiledQueries> = createCompiledQueries(undefined, logCompilation)): Plugin {
   return {
     onExecute({ args, setExecuteFn }) {
       const analysis = analysisOf(args.document, args.operationName);

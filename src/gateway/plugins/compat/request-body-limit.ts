@@ -1,12 +1,7 @@
 /**
- * MAX_REQUEST_BYTES, with the refusals of graphql-yoga 5.24's `maxRequestBodySize` (413 by the
- * announced length, 400 for a malformed one, 413 once the bytes read pass the limit). Yoga's own
- * pipes every body into a copy of the request, one framed by its Content-Length too, and an open
- * subscription then holds far more than the memory budget counts (test/server/memory-budget.test.ts).
- *
- * Node's HTTP parser reads exactly the Content-Length it framed a body by (and refuses one that
- * also sends Transfer-Encoding), so checking the length is enough; any other body is read up to
- * the limit before it is parsed.
+ * MAX_REQUEST_BYTES, refused as graphql-yoga 5.24's `maxRequestBodySize` does; Yoga's pipes every body
+ * into a copy of the request, which an open subscription then holds. Node reads exactly the
+ * Content-Length it framed a body by, so checking it is enough; any other body is read up to the limit.
  */
 import { IncomingMessage } from 'node:http';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
@@ -16,17 +11,15 @@ const CONTENT_LENGTH = /^\d+$/;
 const refusal = (message: string, status: number, code: string) =>
   createGraphQLError(message, { extensions: { http: { status }, code } });
 const tooLarge = () => refusal('Request body too large', 413, 'REQUEST_ENTITY_TOO_LARGE');
-/** The client broke the body off (closed or reset its connection): its mistake, as a truncated Content-Length body is. */
+/** The client broke the body off: its mistake, as a truncated body is. */
 const brokenOff = () => refusal('The request body ended before it was complete.', 400, 'BAD_REQUEST');
 const invalidLength = () => refusal('Content-Length header is invalid.', 400, 'BAD_REQUEST');
 
-/** Whether Node's HTTP parser framed this request's body by the Content-Length it announced. */
 function framedByContentLength(serverContext: unknown): boolean {
   const req = (serverContext as { req?: unknown }).req;
   return req instanceof IncomingMessage && req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
 
-/** A body stream fails only when its client broke it off (Node's `aborted`, ECONNRESET). */
 async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
   try {
     return await reader.read();
@@ -35,10 +28,7 @@ async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>): Promis
   }
 }
 
-/**
- * The body's bytes, refused as soon as they pass `limit`. The rest is left unread rather than
- * cancelled: cancelling would close the connection before the refusal is sent.
- */
+/** Refused as soon as they pass `limit`, the rest left unread: cancelling would close the connection first. */
 async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promise<BodyInit> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -68,7 +58,6 @@ export function useRequestBodyLimit(limit: number): Plugin {
       const parse = requestParser;
       setRequestParser(async (unframed) => {
         const headers = new fetchAPI.Headers(unframed.headers);
-        // The length it announced no longer says anything: the bytes were counted.
         headers.delete('content-length');
         const body = await readUpTo(unframed.body!, limit);
         return parse(new fetchAPI.Request(unframed.url, { method: unframed.method, headers, signal: unframed.signal, body }));

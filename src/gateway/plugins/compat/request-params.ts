@@ -1,9 +1,7 @@
 /**
- * GraphQL parameters that cannot be read are the caller's mistake: 400 BAD_REQUEST. graphql-yoga
- * 5.24's parsers get this wrong: they JSON.parse the `variables` and `extensions` of a query string
- * or form body unguarded (HTTP 500); the multipart parser refuses a missing or malformed
- * `operations` or `map` without a code, follows a `map` that is no list of paths into a TypeError,
- * and hands on an `operations` of `null`.
+ * Unreadable parameters are a 400 BAD_REQUEST. graphql-yoga 5.24 JSON.parses a query string's or form's
+ * `variables` and `extensions` unguarded (500); its multipart parser refuses `operations` or `map`
+ * without a code, follows a `map` of no paths into a TypeError and hands on `operations: null`.
  */
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
@@ -11,7 +9,7 @@ import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yog
 const badRequest = (message: string) =>
   createGraphQLError(message, { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
 
-/** The content type as Yoga tests it: the first of a list, with or without parameters. */
+/** As Yoga tests it: the first of a list, with or without parameters. */
 function contentTypeIs(request: Request, type: string): boolean {
   const contentType = request.headers.get('content-type')?.split(',')[0];
   return contentType === type || !!contentType?.startsWith(`${type};`);
@@ -41,7 +39,6 @@ const queryStringOf = (url: string) => (url.includes('?') ? url.slice(url.indexO
 const MAP_NOT_PATHS = 'Multipart form field "map" must give each file a list of paths into the JSON object of "operations".';
 const OPERATIONS_NOT_OBJECT = 'Multipart form field "operations" must be a JSON object.';
 
-/** A parser's refusal without a code is about the request; so is the TypeError of following `map`. */
 function coded(error: unknown): unknown {
   if (error instanceof TypeError) return badRequest(MAP_NOT_PATHS);
   if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return error;
@@ -64,7 +61,6 @@ export function useRequestParams(): Plugin {
           } catch (error) {
             throw coded(error);
           }
-          // A JSON body must be an object (or a list, refused as a batch); so must operations.
           if (typeof operations !== 'object' || operations === null) throw badRequest(OPERATIONS_NOT_OBJECT);
           return operations as GraphQLParams;
         });

@@ -1,7 +1,4 @@
-/**
- * Appends the row errors resolvers queued (src/gateway/schema/row-errors.ts) to the result when execution
- * is done, or to the incremental part that carries their rows.
- */
+/** The row errors resolvers queued, appended to the result, or to the incremental part that carries their rows. */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { takeRowErrors } from '../../schema/row-errors.js';
 

@@ -4,11 +4,9 @@ import type { ExampleOperation } from '../../examples/index.js';
 import { useGraphiQL } from '../compat/graphiql.js';
 import { useProbe } from '../compat/probes.js';
 import { useResponseCompression } from '../compat/compression.js';
-import { useNoEchoedInput } from '../compat/no-echo.js';
-import { useNotAcceptable } from '../compat/not-acceptable.js';
+import { useNoEchoedInput, useNotAcceptable, useUnsupportedMediaType } from '../compat/coded-refusals.js';
 import { useRequestBodyLimit } from '../compat/request-body-limit.js';
 import { useRequestParams } from '../compat/request-params.js';
-import { useUnsupportedMediaType } from '../compat/unsupported-media-type.js';
 import { useRequestId } from './request-id.js';
 import { useWebSocketRequests } from './websocket-requests.js';
 
@@ -24,7 +22,6 @@ export function httpPlugins(): Plugin[] {
   ];
 }
 
-/** Reading the request's parameters and body. */
 export function bodyPlugins(maxRequestBytes: number): Plugin[] {
   return [
     useRequestParams(),
@@ -34,7 +31,6 @@ export function bodyPlugins(maxRequestBytes: number): Plugin[] {
   ];
 }
 
-/** /healthz, /readyz and GraphiQL's page and assets. */
 export function pagePlugins(options: {
   readonly isReady: () => boolean;
   readonly examples: readonly ExampleOperation[];
@@ -58,7 +54,6 @@ export function pagePlugins(options: {
   ];
 }
 
-/** Every header the gateway reads. */
 const CORS_ALLOWED_HEADERS = [
   'content-type', 'x-api-key', 'authorization', 'apollo-require-preflight', 'x-graphql-yoga-csrf', 'x-request-id',
   'traceparent', 'tracestate', 'apollographql-client-name', 'apollographql-client-version',

@@ -1,7 +1,6 @@
 /**
- * x-request-id: the client's when it is a plain token, a fresh one otherwise, echoed on the response.
- * It is also the request's async scope, so code without its context (Yoga's log lines, the
- * last-resort handlers) can still name the request it ran for.
+ * x-request-id: the client's plain token or a fresh one, echoed; also the request's async scope, so
+ * code without its context (Yoga's log lines, last-resort handlers) can name the request.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -16,10 +15,8 @@ function idFor(request: Request): string {
   return given && ACCEPTABLE.test(given) ? given : randomUUID();
 }
 
-/** The id of the request the current code runs for, if any. */
 export const currentRequestId = (): string | undefined => scope.getStore();
 
-/** Runs `work` as part of request `id`: whatever it starts reports that id. */
 export const withRequestId = <T>(id: string, work: () => T): T => scope.run(id, work);
 
 /** The request's id; one Yoga ends before our hooks run (a CORS preflight) has only its scope. */

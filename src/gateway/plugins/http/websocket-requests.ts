@@ -6,7 +6,6 @@ import type { RequestState } from '../../context.js';
 
 /** What one operation's request learns on its way through Yoga, for the socket to answer with. */
 export interface OperationExchange {
-  /** The operation's access line (WebSocketOperationLog), told what was parsed. */
   readonly access: { parsed(document: DocumentNode, operationName: string | null | undefined): void };
   /** Keeps a stream the moment it starts: ended at once if the operation ended meanwhile. */
   readonly operation: { attach(stream: AsyncIterable<ExecutionResult>): void };
@@ -20,11 +19,7 @@ export type WebSocketServerContext = RequestState & { handshake?: RequestState; 
 
 const exchangeOf = (context: unknown) => (context as WebSocketServerContext | undefined)?.websocketOperation;
 
-/**
- * Hands back to the socket what its requests settle, into the record given with each (Yoga hands
- * plugins a copy of the server context): the handshake's id and caller; an operation's name,
- * whether it executed, and its answer, taken instead of an HTTP body.
- */
+/** Hands back into the record given with each request (plugins see a copy of the server context) what it settles. */
 export function useWebSocketRequests(): Plugin<object, WebSocketServerContext> {
   return {
     onParse({ context }) {

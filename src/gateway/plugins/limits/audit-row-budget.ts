@@ -1,10 +1,7 @@
 /**
- * Audit rows and update sessions are what is expensive here: a 5000-row page holds tens of MB while
- * it is read, executed and serialized, and a session's files are answered once per lookup. This
- * plugin counts the rows an operation asks for (literals, variables and their defaults, through
- * fragments) and the sessions it looks up; it refuses operations over the row budget before anything
- * reaches an upstream, and lets only `largeOperationConcurrency` large operations run at once, each
- * until its whole answer has left. The others wait their turn, until their deadline at most.
+ * Audit rows and update sessions are what is expensive: an operation over the row budget is refused
+ * before any upstream call, and only `largeOperationConcurrency` large operations run at once, each
+ * until its whole answer has left; the others wait their turn, until their deadline at most.
  */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type { ServerResponse } from 'node:http';
@@ -19,7 +16,6 @@ export interface AuditRowLimits {
   readonly largeOperationRows: number;
   readonly largeOperationSessions: number;
   readonly largeOperationConcurrency: number;
-  /** A large answer whose client reads nothing for this long loses its connection, and so its turn. */
   readonly largeAnswerStallMs: number;
 }
 
@@ -50,7 +46,6 @@ function sumByKey<T extends { readonly key: string }>(sites: readonly T[], count
 
 export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Request; res?: NodeResponse; deadline?: OperationDeadline | undefined }> {
   const turns = new Turns(limits.largeOperationConcurrency);
-  /** The turn of a large operation, given back once its answer has left. */
   const turnsHeld = new WeakMap<Request, GiveBack>();
 
   return {
@@ -70,8 +65,7 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       }
       if (rows <= limits.largeOperationRows && sessions <= limits.largeOperationSessions) return;
       const { request, res, deadline } = args.contextValue;
-      // Past its deadline the operation runs without a turn: its upstream reads fail at once
-      // (src/gateway/loaders.ts), so it holds no rows.
+      // Past its deadline it runs without a turn: its upstream reads fail at once, so it holds no rows.
       return turns.take(deadline?.signal ?? request.signal).then((giveBack) => {
         if (!giveBack) return;
         turnsHeld.set(request, giveBack);
@@ -93,8 +87,7 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       turnsHeld.delete(request);
       const res = (serverContext as { res?: NodeResponse }).res;
       if (!res) return giveBack();
-      // The turn holds until the answer has left: an answer waiting for a slow reader holds its memory.
-      // Once the adapter has started sending, which clears the socket's timeout for a streamed body.
+      // Held until the answer has left; the stall timeout once the adapter has started sending (which clears it).
       setImmediate(() => res.closed || res.setTimeout(limits.largeAnswerStallMs));
       if (res.closed) giveBack();
       else res.once('close', giveBack);

@@ -1,7 +1,6 @@
 /**
- * What the limits and the executor read of an operation, found in one walk of it (fragments spread
- * included) and kept with it: Yoga's parse cache hands out one parsed document per query text, so
- * each operation is walked once. Per request only the variables are coerced, once for every plugin.
+ * What the limits and the executor read of an operation, found in one walk and kept with it (Yoga's
+ * parse cache hands out one document per text); per request only the variables are coerced, once.
  */
 import {
   getOperationAST,
@@ -16,7 +15,6 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 
-/** An `auditEvents` root field, under its response key. */
 export interface PageSite {
   readonly key: string;
   readonly first: ValueNode | undefined;
@@ -33,7 +31,6 @@ export interface OperationAnalysis {
   readonly operation: OperationDefinitionNode;
   readonly pages: readonly PageSite[];
   readonly sessions: readonly SessionSite[];
-  /** Variables that give a `@stream` its initialCount. */
   readonly initialCountVariables: readonly string[];
   /** A query of audit pages alone, without @defer/@stream, which graphql-jit does not know. */
   readonly onlyAuditPages: boolean;
@@ -46,11 +43,11 @@ const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
 
 const analyses = new WeakMap<OperationDefinitionNode, OperationAnalysis>();
 
+export const fragmentsOf = (document: DocumentNode) =>
+  new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+
 function analyse(document: DocumentNode, operation: OperationDefinitionNode): OperationAnalysis {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsOf(document);
   const pages: PageSite[] = [];
   const sessions: SessionSite[] = [];
   const initialCountVariables = new Set<string>();
@@ -99,7 +96,6 @@ function analyse(document: DocumentNode, operation: OperationDefinitionNode): Op
   return { operation, pages, sessions, initialCountVariables: [...initialCountVariables], onlyAuditPages, limitVariables };
 }
 
-/** The analysis of the operation a request runs, made on its document's first run. */
 export function analysisOf(document: DocumentNode, operationName: string | null | undefined): OperationAnalysis | undefined {
   const operation = getOperationAST(document, operationName);
   if (!operation) return undefined;
@@ -113,7 +109,6 @@ type Coercible = Pick<ExecutionArgs, 'schema' | 'variableValues'>;
 const coerce = (args: Coercible, definitions: readonly VariableDefinitionNode[]) =>
   getVariableValues(args.schema, definitions, args.variableValues ?? {}, { maxErrors: 1 }).coerced ?? null;
 
-/** Every variable of the request's operation coerced, or null, by request (its execution arguments). */
 const coercions = new WeakMap<Coercible, Record<string, unknown> | null>();
 
 /**

@@ -1,13 +1,8 @@
 /**
- * Fields that share a response key must merge: validation (OverlappingFieldsCanBeMergedRule)
- * compares them pairwise wherever they meet, so its work grows with the square of the repeats, and
- * graphql-js's own budget for the rule still lets one small document block the event loop. Here the
- * work is counted from the parsed document, in time linear in what is counted, and a document over
- * the limit is refused as it is parsed: its refusal is kept with the parse errors.
- *
- * @graphql-yoga/plugin-defer-stream validates with its own copy of the rule, which also compares
- * `@stream`, while graphql-js's still runs: every comparison made twice, every conflict reported
- * twice. The copy is dropped here, and `@stream` compared in the same walk that counts the work.
+ * OverlappingFieldsCanBeMergedRule compares fields sharing a response key pairwise, so a small document
+ * can block the event loop: the work is counted as the document is parsed, and a document over the limit
+ * refused with the parse errors. The defer plugin's copy of the rule (which also compares `@stream`)
+ * runs beside graphql-js's, reporting every conflict twice: it is dropped, `@stream` compared here.
  */
 import {
   GraphQLError,
@@ -17,17 +12,16 @@ import {
   type ASTVisitor,
   type DocumentNode,
   type FieldNode,
-  type FragmentDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { fragmentsOf } from './document-analysis.js';
 
-/** A selection set whose fields land at one place in the response, and how it got there. */
+/** A selection set whose fields land at one place in the response, and the outermost fragment that brought it (or OWN). */
 interface Member {
   readonly selectionSet: SelectionSetNode;
-  /** The fragment spread that brought it (the outermost), or OWN. */
   readonly origin: string;
 }
 
@@ -37,30 +31,23 @@ const OWN = '';
 /** The fields with one response key at one place in the response. */
 interface Meeting {
   readonly fields: FieldNode[];
-  /** Fields per origin. */
   readonly origins: Map<string, number>;
-  /** Once a field with a selection set is met. */
   subselections?: Member[];
 }
 
 const pairs = (n: number) => (n * (n - 1)) / 2;
 
 /**
- * Counts the work of checking that fields merge as graphql-js does it, at every place in the
- * response where fields meet (fragments spread once per selection set): each selection, each pair of
- * fields with one response key (those one fragment brings compared once, within it), each field
- * against each fragment beside it, each pair of fragments. Stops once past `limit`. `meet` sees every
- * meeting of fields but those one fragment brings alone, seen within the fragment.
+ * The work of checking that fields merge as graphql-js does it, wherever fields meet: each selection, each
+ * pair of fields with one response key (within a fragment once), each field against each fragment beside
+ * it, each pair of fragments; stops past `limit`. `meet` sees each meeting but those within one fragment.
  */
 export function fieldMergeWork(
   document: DocumentNode,
   limit: number,
   meet?: (responseKey: string, fields: readonly FieldNode[]) => void,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsOf(document);
   // Validation compares within every operation and every fragment, used or not.
   const places: Member[][] = [];
   for (const definition of document.definitions) {
@@ -119,10 +106,7 @@ function streamKey(field: FieldNode): string | undefined {
   return stream && JSON.stringify(stream.arguments?.map((arg) => `${arg.name.value}: ${print(arg.value)}`).sort());
 }
 
-/**
- * Fields that merge must agree on `@stream`: streamed or not, with the same arguments (the check the
- * defer plugin's copy of OverlappingFieldsCanBeMergedRule makes), reported once per place.
- */
+/** Fields that merge must agree on `@stream` (the defer plugin's check), reported once per place. */
 function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError | undefined {
   const first = streamKey(fields[0]!);
   const other = fields.find((field) => streamKey(field) !== first);
@@ -131,7 +115,6 @@ function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError
   return new GraphQLError(message, { nodes: [fields[0]!, other] });
 }
 
-/** Counts the merge work, and finds the `@stream` conflicts in the same walk. */
 function mergeCheck(document: DocumentNode, maxWork: number): { work: number; conflicts: GraphQLError[] } {
   const conflicts: GraphQLError[] = [];
   const work = fieldMergeWork(document, maxWork, (key, fields) => {
@@ -141,7 +124,6 @@ function mergeCheck(document: DocumentNode, maxWork: number): { work: number; co
   return { work, conflicts };
 }
 
-/** Found as the document was parsed, reported when it is validated. */
 const streamConflicts = new WeakMap<DocumentNode, GraphQLError[]>();
 
 /** Yoga's rules and the defer plugin's, but one OverlappingFieldsCanBeMergedRule: graphql-js's. */
@@ -149,10 +131,6 @@ function withoutCopiesOfTheMergeRule(rules: readonly ValidationRule[]): Validati
   return rules.filter((rule) => rule === OverlappingFieldsCanBeMergedRule || rule.name !== OverlappingFieldsCanBeMergedRule.name);
 }
 
-/**
- * Refuses, as it is parsed, a document whose fields take more than `maxWork` steps to merge; has
- * validation run graphql-js's merge rule alone, and compare `@stream` where fields meet.
- */
 export function useFieldMergeLimit({ maxWork }: { maxWork: number }): Plugin {
   const streamsMergeRule = (context: ValidationContext): ASTVisitor => ({
     Document(document) {

@@ -1,10 +1,7 @@
 /**
- * What a parsed request holds, counted in the memory budget (src/lib/byte-reservations.ts) until it
- * ends: over HTTP in the share its body took on arrival (src/server/http-server.ts), given back once
- * its answer has left; over WebSocket in its own, given back when the operation ends. Past the
- * budget the request is refused at once: HTTP 503 `RATE_LIMITED` with `retry-after`, or an `error`.
- * The body is let go once its parameters are read; a subscription keeps only what it runs on (its
- * declared variables, its parsed document counted once for all the subscriptions that hold it).
+ * What a parsed request holds, counted in the memory budget until it ends (over HTTP in the share its body
+ * took on arrival): past the budget it is refused at once, 503 `RATE_LIMITED`. The body is let go once its
+ * parameters are read; a subscription keeps its declared variables and its document, counted once for all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
@@ -32,13 +29,10 @@ function dropUndeclaredVariables(variables: unknown, document: DocumentNode, ope
   for (const name of Object.keys(variables)) if (!declared.has(name)) delete (variables as Record<string, unknown>)[name];
 }
 
-/** Where @whatwg-node/node-fetch caches a body once read: its chunks, their bytes joined, its text, its parsed JSON. */
+/** Where @whatwg-node/node-fetch caches a body once read. */
 const BODY_CACHES = ['_chunks', '_buffer', '_text', '_json'] as const;
 
-/**
- * Lets go of the body a Request keeps once read, as a subscription's request lives as long as it.
- * The chunks are emptied in place: the listener still on the Node request holds the same array.
- */
+/** A subscription's request lives as long as it: its body goes, the chunks emptied in place (the Node request's listener holds them). */
 function forgetBody(request: object): void {
   const cached = request as Partial<Record<(typeof BODY_CACHES)[number], unknown>>;
   if (Array.isArray(cached._chunks)) cached._chunks.length = 0;
@@ -63,11 +57,9 @@ function whenOver(request: Request, { res }: HttpContext, ended: () => void): vo
 const WEBSOCKET_MESSAGE_COPIES = 2;
 
 export function useHeldRequests(budget: ByteReservations): Plugin {
-  /** Each request's holding, by the Request every hook of it sees. */
   const holdings = new WeakMap<Request, ByteHolding>();
-  /** What a WebSocket operation's message weighs (its parameters as received). */
   const messageBytes = new WeakMap<Request, number>();
-  /** Parsed documents open subscriptions hold (the parse cache may have let them go), each counted once. */
+  /** Documents open subscriptions hold (the parse cache may have let them go). */
   const documents = new Map<DocumentNode, { holders: number; holding: ByteHolding }>();
 
   const holdDocument = (document: DocumentNode, query: string): (() => void) | undefined => {
@@ -97,7 +89,6 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
 
   return {
     onParams({ request, params, context }) {
-      // Read once, the body is not read again: what stays is its parsed parameters.
       forgetBody(request);
       const { req, res } = context as HttpContext;
       // Only a request with a connection is counted: yoga.fetch in-process has no end to give it back at.

@@ -1,4 +1,3 @@
-/** What an operation may cost: the bytes held for it, its document, its rows. */
 import type { Plugin } from 'graphql-yoga';
 import type { ByteReservations } from '../../../lib/byte-reservations.js';
 import { useHeldRequests } from './held-requests.js';
@@ -6,13 +5,11 @@ import { useOperationLimits } from './operation-limits.js';
 import type { createParseCache } from './parse-cache.js';
 import { useStreamInitialCount } from './stream-initial-count.js';
 
-export interface LimitsOptions {
+export function limitsPlugins({ memoryBudget, largeOperationConcurrency, parseCache }: {
   readonly memoryBudget: ByteReservations;
   readonly largeOperationConcurrency: number;
   readonly parseCache: ReturnType<typeof createParseCache>;
-}
-
-export function limitsPlugins({ memoryBudget, largeOperationConcurrency, parseCache }: LimitsOptions): Plugin[] {
+}): Plugin[] {
   return [
     useHeldRequests(memoryBudget),
     // Before the operation limits: an operation it refuses never waits for a large-operation slot.

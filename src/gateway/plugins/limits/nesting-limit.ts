@@ -1,15 +1,13 @@
 /**
- * graphql-js parses, validates and executes nesting by recursion, so a document within the token
- * limit but nested thousands deep overflows the stack: a RangeError, answered as INTERNAL_SERVER_ERROR.
- * Its brackets are counted before it is parsed: nested deeper than the limit, it fails to parse.
+ * graphql-js recurses on nesting, so a document within the token limit nested thousands deep overflows
+ * the stack (an INTERNAL_SERVER_ERROR): nested deeper than the limit, it fails to parse instead.
  */
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
+/** Brackets open at once, within the tokens the parser reads at most. */
 export interface NestingLimits {
-  /** Brackets (`{`, `[`, `(`) open at once. */
   readonly maxNesting: number;
-  /** Tokens the parser reads at most: nesting past them is never reached. */
   readonly maxTokens: number;
 }
 
@@ -27,7 +25,6 @@ function moreOpeningBrackets(body: string, count: number): boolean {
   return false;
 }
 
-/** Whether brackets nest deeper than `maxNesting` within the first `maxTokens` tokens. */
 export function nestedTooDeeply(source: string | Source, { maxNesting, maxTokens }: NestingLimits): boolean {
   // Most documents have fewer brackets in all than the limit: a scan of the text, no lexing.
   if (!moreOpeningBrackets(typeof source === 'string' ? source : source.body, maxNesting)) return false;

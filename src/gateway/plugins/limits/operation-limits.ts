@@ -1,7 +1,4 @@
-/**
- * Limits on what one request may ask, tuned to this schema: the largest legitimate operations pass;
- * alias bombs and deep or huge documents are refused while parsed or validated, before any upstream call.
- */
+/** Limits tuned to this schema: the largest legitimate operations pass, alias bombs and deep or huge documents do not. */
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -20,25 +17,18 @@ export const operationLimits = {
   maxDirectives: 50,
   /** Steps of checking that fields sharing a response key merge (field-merging.ts): several full audit pages pass. */
   maxFieldMergeWork: 5000,
-  /**
-   * Armor's static cost multiplies by literal `first`/`last` (not by variables): a 5000-row page
-   * with every field costs about 3.5 million, so this admits one and stops wide, repeated ones.
-   */
+  /** Armor's cost multiplies by literal `first`/`last`: one full page with every field passes, repeated ones do not. */
   maxCost: 5_000_000,
-  /** Audit rows one operation may ask for, literals and variables alike: two full pages. */
+  /** Audit rows one operation may ask for: two full pages. */
   maxAuditRows: 10_000,
-  /** Operations asking for more rows than this are large: few of them run at once. */
+  /** More rows or update sessions than these make an operation large: few of them run at once. */
   largeOperationRows: 1000,
-  /** Or looking up more update sessions than this (`_entities` representations included). */
   largeOperationSessions: 10,
   /** A large answer its client stops reading for this long is dropped. */
   largeAnswerStallMs: 60_000,
 } as const;
 
-/**
- * Armor throws its validation-phase rejections out of the validator, where they lose the
- * GRAPHQL_VALIDATION_FAILED code; reported through the context they are ordinary validation errors.
- */
+/** Armor throws its rejections out of the validator, losing their code: reported through the context instead. */
 const asValidationError = {
   propagateOnRejection: false,
   onReject: [

@@ -1,9 +1,6 @@
 /**
- * Yoga's parse cache, bounded in bytes. Yoga's own keeps 1024 parsed documents and 1024 parse errors
- * whatever their size: comments cost no token, and a parsed document keeps its whole token list alive
- * through the nodes' locations, so either fills the heap. Here an entry costs what it was measured to
- * cost, and documents that fail validation are not kept: Yoga would keep their validation errors,
- * which hold the validator's state through their stacks, as long as the document.
+ * Yoga's parse cache, bounded in bytes: its own keeps 1024 documents and errors of any size (a document
+ * keeps its tokens alive through `loc`). Invalid documents are not kept: their errors hold the validator.
  */
 import type { DocumentNode, Token } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -12,7 +9,6 @@ import { operationLimits } from './operation-limits.js';
 
 const MB = 2 ** 20;
 
-/** A few hundred typical operations, or several documents at the limits. */
 export const parseCacheBytes = { documents: 12 * MB, errors: 4 * MB } as const;
 
 /** V8 keeps a string in one byte per character, or in two when one of them needs it. */
@@ -31,18 +27,15 @@ export function tokenCount(document: DocumentNode): number {
   return count;
 }
 
-/** What keeping a parsed document costs: its text and its tokens with the nodes over them. */
 export function parsedDocumentBytes(text: string, document: DocumentNode): number {
   return BYTES_PER_CHARACTER * text.length + BYTES_PER_PARSED_TOKEN * tokenCount(document) + BYTES_PER_ENTRY;
 }
 
-/** What keeping a parse error costs: its text and, at worst, every token before the end. */
 export function parseErrorBytes(text: string): number {
   const tokensRead = Math.min(text.length, operationLimits.maxTokens + 1);
   return BYTES_PER_CHARACTER * text.length + BYTES_PER_TOKEN_BEFORE_ERROR * tokensRead + BYTES_PER_ENTRY;
 }
 
-/** Yoga's `parserAndValidationCache` (documents and parse errors by query text), and the plugin that drops invalid documents. */
 export function createParseCache(bytes: { documents: number; errors: number } = parseCacheBytes) {
   const documents = new LRUCache<string, DocumentNode>({
     maxSize: bytes.documents,
@@ -50,7 +43,6 @@ export function createParseCache(bytes: { documents: number; errors: number } = 
   });
   const errors = new LRUCache<string, object>({ maxSize: bytes.errors, sizeCalculation: (_, text) => parseErrorBytes(text) });
   const forgetInvalidDocuments: Plugin = {
-    // Yoga parses with locations: the document's text is its key.
     onValidate: ({ params: { documentAST } }) => ({ valid }) => {
       if (!valid) documents.delete(documentAST.loc!.source.body);
     },

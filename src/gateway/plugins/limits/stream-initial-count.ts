@@ -1,7 +1,6 @@
 /**
- * `@stream(initialCount:)` below 0, or null, trips an invariant of the executor: an
- * INTERNAL_SERVER_ERROR for the field. A literal is refused by validation, as graphql 17 does; a
- * variable, once its value is known and before anything executes, is the caller's mistake.
+ * `@stream(initialCount:)` below 0 or null trips an executor invariant: a literal is refused by
+ * validation (as graphql 17 does), a variable once its value is known, before anything executes.
  */
 import { GraphQLError, Kind, type ASTVisitor, type ExecutionArgs, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -22,7 +21,6 @@ export function streamInitialCountRule(context: ValidationContext): ASTVisitor {
   };
 }
 
-/** The refusal of an initialCount variable below 0 or null, if the operation has one. */
 function refusal(args: ExecutionArgs): ExecutionResult | undefined {
   const analysis = analysisOf(args.document, args.operationName);
   if (!analysis?.initialCountVariables.length) return undefined;

@@ -1,8 +1,4 @@
-/**
- * Yoga masks a result's top-level `errors` only: errors of deferred fragments and streamed items
- * (`incremental[].errors`) would leave without their code, with whatever message was thrown.
- * They get the same maskError, and are logged as the single-result error log does.
- */
+/** Yoga masks top-level `errors` only: `incremental[].errors` get the same maskError and log here. */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../../../lib/logger.js';
 import { logFieldError, type LoggedErrors } from './logging.js';

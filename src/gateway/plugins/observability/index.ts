@@ -1,4 +1,3 @@
-/** Logs, metrics and traces: what the gateway says about the requests it serves. */
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../../lib/logger.js';
 import { useIncrementalErrorMasking } from './incremental-masking.js';
@@ -6,16 +5,13 @@ import { useAccessLog, useErrorLog, type LoggedErrors } from './logging.js';
 import { useMetricsToken, type GatewayMetrics } from './metrics.js';
 import type { Tracing } from './tracing.js';
 
-export interface ObservabilityOptions {
+export function observabilityPlugins(options: {
   readonly log: Logger;
   readonly loggedErrors: LoggedErrors;
   readonly metrics?: GatewayMetrics | undefined;
   readonly metricsToken?: string | undefined;
   readonly clientErrorCode: (error: unknown) => string | undefined;
-}
-
-/** The access log, /metrics and the error log of single results. */
-export function observabilityPlugins(options: ObservabilityOptions): Plugin[] {
+}): Plugin[] {
   return [
     useAccessLog(options.log) as Plugin,
     ...(options.metricsToken ? [useMetricsToken(options.metricsToken)] : []),
@@ -24,7 +20,7 @@ export function observabilityPlugins(options: ObservabilityOptions): Plugin[] {
   ];
 }
 
-/** Wrap what the execution plugins set: the errors of incremental parts, and the operation's span. */
+/** After the execution plugins: they wrap what those set. */
 export function executionObservers(options: {
   readonly maskError: (error: unknown, message: string) => Error;
   readonly loggedErrors: LoggedErrors;

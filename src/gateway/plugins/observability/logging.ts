@@ -1,7 +1,6 @@
 /**
- * One access line per request (and per operation over a WebSocket), and each error logged once:
- * a caller's mistake is `info` on its access line, an upstream failure one `warn` with its detail,
- * only the unexpected `error` with its stack. A caller that went away is 499, as a proxy logs it.
+ * One access line per request (and per WebSocket operation), and each error logged once: a caller's
+ * mistake `info`, an upstream failure one `warn` with its detail, only the unexpected `error` with its stack.
  */
 import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
@@ -27,7 +26,7 @@ function traceIdOf(request: Request): string | undefined {
   return traceId && !/^0+$/.test(traceId) ? traceId : undefined;
 }
 
-/** Errors already written to the log, so that Yoga's own report of them stays at debug. */
+/** Errors already written, so that Yoga's own report of them stays at debug. */
 export type LoggedErrors = WeakSet<object>;
 
 function originalOf(error: unknown): unknown {
@@ -36,14 +35,12 @@ function originalOf(error: unknown): unknown {
   return current;
 }
 
-/** Logs one field error once, with its log-only detail, at the level it deserves. */
 export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors): void {
   // The access line carries its BAD_USER_INPUT, as for any caller mistake without detail to add.
   if (isVariableValueError(error)) return;
   const original = originalOf(error);
   if (!(original instanceof Error) || original === error || logged.has(original)) return;
   logged.add(original);
-  // Written where it was raised, at its level.
   if (isMarkedLogged(original)) return;
   const path = error instanceof GraphQLError ? error.path : undefined;
   if (original instanceof CallerGoneError) {
@@ -58,10 +55,6 @@ export function logFieldError(log: Logger, error: unknown, logged: LoggedErrors)
   }
 }
 
-/**
- * Logs each field error of a single result, each error that refused a subscription and each error
- * of a subscription's events (the one that ends a live stream), once, with the request id.
- */
 export function useErrorLog(logged: LoggedErrors): Plugin<GatewayContext> {
   const logAll = (log: Logger, errors: readonly unknown[] | undefined) => {
     for (const error of errors ?? []) logFieldError(log, error, logged);
@@ -91,11 +84,7 @@ function isCallerMistake(error: unknown): boolean {
 const describe = (value: unknown) =>
   value instanceof Error ? `${value.name}: ${value.message}` : typeof value === 'string' ? value : JSON.stringify(value);
 
-/**
- * Yoga's logger: its debug chatter stays at debug, warnings lose their stacks, and an error is
- * written at `error` only when it is unexpected and not already logged (Yoga reports every error
- * it masks, caller mistakes included).
- */
+/** Yoga's logger: warnings lose their stacks; `error` only for the unexpected not already logged (Yoga reports every error it masks). */
 export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
   const base = log.child({ component: 'yoga' });
   const scoped = () => {
@@ -126,7 +115,6 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
 
 type ErrorsWithCodes = readonly { extensions?: Record<string, unknown> }[];
 
-/** Adds the codes of an answer's errors to those its access line lists, up to MAX_LOGGED_CODES. */
 function addCodes(codes: Set<string>, errors: ErrorsWithCodes): Set<string> {
   for (const error of errors) {
     if (codes.size >= MAX_LOGGED_CODES) break;
@@ -140,13 +128,11 @@ const millisecondsSince = (started: number) => Math.round((performance.now() - s
 
 interface AccessRecord {
   readonly started: number;
-  /** As Yoga parsed it on the way in. */
   readonly path: string;
   operationName?: string;
   codes?: string[];
 }
 
-/** One line per HTTP request: method, path, status, duration, operation, caller and error codes. */
 export function useAccessLog(log: Logger): Plugin<object, RequestState> {
   const records = new WeakMap<Request, AccessRecord>();
   return {
@@ -173,7 +159,6 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
       const record = records.get(request);
       const path = record?.path ?? new URL(request.url).pathname;
       const level = PROBES.has(path) ? 'debug' : 'info';
-      // The line is built only when it is written.
       if (!log.isLevelEnabled(level)) return;
       const traceId = traceIdOf(request);
       const entry = {
@@ -196,14 +181,7 @@ export function useAccessLog(log: Logger): Plugin<object, RequestState> {
   };
 }
 
-/** How an operation over a WebSocket ended, as its access line says. */
-export type WebSocketOperationEnd = 'complete' | 'error' | 'socket closed';
-
-/**
- * The access line of one operation over a WebSocket, written once, when it ends. A connection's
- * operations share its handshake's request id and caller, so each line also says the operation's
- * own id, name and type, how long it ran, how it ended and the codes of the errors it was sent.
- */
+/** The access line of one operation over a WebSocket, written once when it ends, with its handshake's request id and caller. */
 export class WebSocketOperationLog {
   readonly #started = performance.now();
   #operation: ReturnType<typeof getOperationAST> = null;
@@ -221,7 +199,7 @@ export class WebSocketOperationLog {
     if (errors) addCodes(this.#codes, errors);
   }
 
-  write(log: Logger, connection: RequestState, end: WebSocketOperationEnd): void {
+  write(log: Logger, connection: RequestState, end: 'complete' | 'error' | 'socket closed'): void {
     if (this.#written) return;
     this.#written = true;
     if (!log.isLevelEnabled('info')) return;

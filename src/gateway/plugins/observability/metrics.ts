@@ -1,14 +1,13 @@
 /**
- * Prometheus metrics at /metrics, one registry per gateway: GraphQL operations (the Yoga plugin,
- * with names and labels set here), upstream calls, credential renewals, cache lookups and live
- * audit subscriptions. No label takes values a caller controls without bound: no URL, host or
- * query string, and operation names go through a bounded table (OperationNameLabels).
+ * Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls
+ * without bound: no URL or query string, and operation names go through OperationNameLabels.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CLIENT_ERROR_CODES } from '../../../lib/errors.js';
+import { digest } from '../auth/caller-auth.js';
 import type { LiveAuditEvents, LiveAuditStats } from '../../../audit/live/index.js';
 import type { UpstreamEvents } from '../../../upstream/events.js';
 
@@ -18,11 +17,7 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 const MAX_OPERATION_NAMES = 100;
 
-/**
- * Operation names as label values: the first `max` distinct well-formed names seen, plus the
- * known ones, are recorded as themselves; every other name is `other`, an unnamed operation is
- * `anonymous`. So thousands of distinct names cannot grow the scrape.
- */
+/** The known and the first `max` well-formed names are themselves; any other is `other`, none `anonymous`. */
 export class OperationNameLabels {
   private readonly names: Set<string>;
   private learned = 0;
@@ -60,14 +55,11 @@ const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
 /** envelop names an operation without a name `Anonymous`, Yoga leaves it undefined: one label for both. */
 const ENVELOP_ANONYMOUS = 'Anonymous';
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** Answers 401 on /metrics unless the scrape carries the bearer token. Goes before the metrics plugin. */
-export function useMetricsToken(token: string, endpoint = '/metrics'): Plugin {
+export function useMetricsToken(token: string): Plugin {
   const expected = digest(token);
   return {
     onRequest({ url, request, fetchAPI, endResponse }) {
-      if (url.pathname !== endpoint) return;
+      if (url.pathname !== '/metrics') return;
       const given = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
       endResponse(
@@ -196,7 +188,6 @@ export function createMetrics() {
     }),
   });
 
-  /** Hand these to createUpstreams. */
   const upstreamEvents: UpstreamEvents = {
     onUpstreamCall(event) {
       const labels = { service: event.service, route: event.route };
@@ -208,7 +199,6 @@ export function createMetrics() {
     onCacheLookup: (event) => cacheLookups.inc({ cache: event.cache, outcome: event.outcome }),
     onAnswerRefused: (event) => answersRefused.inc({ service: event.service, reason: event.reason }),
   };
-  /** Hand these to createLiveAudit, and the LiveAudit made with them to observeLiveAudit. */
   const liveAuditEvents: LiveAuditEvents = {
     onRecordDelivered: () => liveDelivered.inc(),
     onSubscriptionEnd: (reason) => liveEnded.inc({ reason }),
@@ -217,7 +207,6 @@ export function createMetrics() {
     registry,
     upstreamEvents,
     liveAuditEvents,
-    /** Open live subscriptions and filters polled, read from the hub at each scrape. */
     observeLiveAudit(live: { stats(): LiveAuditStats }) {
       const subscriptions = () => live.stats().subscriptions;
       gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', subscriptions);

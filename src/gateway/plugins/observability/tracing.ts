@@ -1,7 +1,6 @@
 /**
- * Optional OpenTelemetry tracing through @envelop/opentelemetry: one span per GraphQL operation,
- * a child of the caller's `traceparent`, and a child span per upstream call, exported over OTLP/HTTP.
- * Variables, results, query strings and credentials stay out: they may carry personal data or secrets.
+ * OpenTelemetry: a span per operation (a child of the caller's `traceparent`) and per upstream call, over
+ * OTLP/HTTP. Variables, results, query strings and credentials stay out: they may carry secrets.
  */
 import { getCurrentOtelContext, setCurrentOtelContext, useOpenTelemetry } from '@envelop/opentelemetry';
 import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
@@ -16,10 +15,8 @@ import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/events
 
 export type Tracing = ReturnType<typeof createTracing>;
 
-/** Fetch API headers (Yoga's may be a ponyfill, so not checked with instanceof). */
-interface RequestHeaders {
-  get(name: string): string | null;
-}
+/** Yoga's headers may be a ponyfill: not checked with instanceof. */
+type RequestHeaders = Pick<Headers, 'get'>;
 
 const headerGetter: TextMapGetter<RequestHeaders> = {
   // The W3C propagator reads its two headers by name and never lists them.
@@ -30,7 +27,7 @@ const headerGetter: TextMapGetter<RequestHeaders> = {
 /** A missing session is an ordinary answer (logged at info), and a caller gone no failure of the call. */
 const ordinaryOutcomes = new Set<UpstreamCallEvent['outcome']>(['success', 'NOT_FOUND', 'cancelled']);
 
-/** Continues the caller's trace: runs before @envelop/opentelemetry opens the operation span. */
+/** Runs before @envelop/opentelemetry opens the operation span. */
 function useTraceContext(): Plugin {
   const continueCallerTrace = (graphqlContext: unknown) => {
     const headers = (graphqlContext as { request?: { headers?: Partial<RequestHeaders> } }).request?.headers;
@@ -46,7 +43,6 @@ function useTraceContext(): Plugin {
 function upstreamTracerFor(tracer: Tracer): UpstreamTracer {
   return {
     traceCall(start, call) {
-      // The active context is the operation's (@envelop/opentelemetry runs execution within it).
       const attributes = {
         'http.request.method': start.method,
         'upstream.service': start.service,
@@ -75,11 +71,7 @@ function upstreamTracerFor(tracer: Tracer): UpstreamTracer {
   };
 }
 
-/**
- * Sends the active span's context (`traceparent`, `tracestate`) with each upstream request, so that
- * an upstream with tracing of its own shows its spans inside the gateway's. Runs first of the
- * interceptors, on the plain header object the upstream layer sends.
- */
+/** The active span's context sent upstream, so an upstream's own spans show inside the gateway's. */
 const propagateToUpstream: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
@@ -87,19 +79,14 @@ const propagateToUpstream: Dispatcher.DispatcherComposeInterceptor = (dispatch) 
   return dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), ...carrier } }, handler);
 };
 
-/**
- * `endpoint`: the OTLP/HTTP base URL (spans go to <endpoint>/v1/traces); tests hand in an
- * in-memory `exporter` instead.
- */
+/** `endpoint`: the OTLP/HTTP base URL; tests hand in an in-memory `exporter` instead. */
 export function createTracing(options: { serviceName: string; endpoint?: string; exporter?: SpanExporter }) {
   const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
   const provider = new NodeTracerProvider({
     resource: new Resource({ 'service.name': options.serviceName }),
     spanProcessors: [options.exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)],
   });
-  // The async-local context manager (the active span follows each request through its awaits, for
-  // upstream spans and log lines) and the W3C propagator. A second registration in one process
-  // keeps the first, which is equivalent.
+  // The async-local context manager and the W3C propagator; a second registration keeps the first, its equal.
   provider.register({ propagator: new W3CTraceContextPropagator() });
   const upstreamTracer = upstreamTracerFor(provider.getTracer(options.serviceName));
   return {
@@ -118,7 +105,6 @@ export function createTracing(options: { serviceName: string; endpoint?: string;
         );
       },
     }),
-    /** Hand these to createUpstreams: a client span per upstream call, its context sent upstream. */
     upstreamTracer,
     upstreamInterceptor: propagateToUpstream,
     shutdown: () => provider.shutdown(),

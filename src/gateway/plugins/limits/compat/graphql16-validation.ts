@@ -1,9 +1,7 @@
 /**
- * Validation rules graphql 16 (16.15) gets wrong, as graphql 17 and the specification have them.
- * `@skip`/`@include` on a subscription's root selection are a validation error; graphql 16's
- * SingleFieldSubscriptionsRule evaluates them without variables instead, and throws out of
- * validation when one names a variable. An operation type the schema has no root for is a
- * validation error (KnownOperationTypesRule); graphql 16 only fails it during execution.
+ * Rules graphql 16.15 gets wrong, as graphql 17 has them: `@skip`/`@include` on a subscription's root
+ * are an error (16 evaluates them without variables, throwing on one), and so is an operation type the
+ * schema has no root for (16 fails it only during execution).
  */
 import {
   GraphQLError,
