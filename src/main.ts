@@ -38,7 +38,7 @@ async function main() {
   installLastResort(log, process, (code) => process.exit(code));
 
   let draining = false;
-  // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once; early requests wait.
+  // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once.
   type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
   let gatewayBuilt!: (serve: Serve) => void;
   const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
@@ -58,7 +58,7 @@ async function main() {
   let closeSimulator = async () => {};
   let exampleSessionIds: ExampleSessionIds | undefined;
   if (config.mode === 'demo') {
-    // The port first: a taken PORT is the one thing said, before any simulator starts or logs.
+    // A taken PORT is the one thing said, before any simulator starts or logs.
     await listening;
     const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
     const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
@@ -147,7 +147,7 @@ async function main() {
       log.info('draining: listener closed, finishing in-flight requests');
       server.close(() => void stop());
       server.closeIdleConnections();
-      // A connection busy at close() becomes idle after its (connection: close) answer; sweep.
+      // A connection busy at close() becomes idle after its (connection: close) answer.
       setInterval(() => server.closeIdleConnections(), 50).unref();
       setTimeout(() => {
         log.warn('grace period over: closing remaining connections');

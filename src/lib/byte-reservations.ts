@@ -1,8 +1,6 @@
 /**
- * Bytes held at once by many holders, up to a bound: what callers make the process hold (memory-budget.ts),
- * upstream answers being parsed, the records live reads keep. A holder that would pass the bound is
- * refused at once, never made to wait. Holders of up to `smallBytes` count nothing: ordinary ones are
- * never refused behind large ones, and what bounds their number (connections) bounds what they hold.
+ * Bytes held at once by many holders, up to a bound; one that would pass it is refused, never made to wait.
+ * Holders of up to `smallBytes` count nothing: what bounds their number (connections) bounds what they hold.
  */
 export interface ByteHolding {
   /** Adds `bytes` to the holding; false, adding nothing, when the total would pass the bound. */
@@ -13,7 +11,6 @@ export interface ByteHolding {
   queued(bytes: number): void;
   /** Gives every byte back; later calls do nothing. */
   release(): void;
-  /** What the holding holds now, queued bytes included. */
   readonly bytes: number;
 }
 
@@ -36,7 +33,6 @@ export class ByteReservations {
     return true;
   }
 
-  /** Gives back bytes taken before (never below nothing). */
   giveBack(bytes: number): void {
     this.#reserved = Math.max(0, this.#reserved - bytes);
   }

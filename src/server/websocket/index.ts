@@ -1,8 +1,6 @@
 /**
- * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Every
- * operation, and each connection's handshake, is the POST the client would have sent, run through
- * yoga.fetch with the connection's credentials and trace context as headers: it passes every hook
- * an HTTP request passes. Only the answer is taken, for graphql-ws to send.
+ * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Each handshake and operation
+ * is the POST the client would have sent, run through yoga.fetch with the connection's credentials and trace context.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -27,7 +25,10 @@ export interface WebSocketOptions {
   readonly maxPayloadBytes: number;
   /** Given each accepted connection's socket, and how to close it, before any of its messages is read. */
   readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
-  /** Operations executing at once (live streams not counted); the default: WEBSOCKET_EXECUTION_LIMITS. */
+  /**
+   * Operations executing at once (live streams not counted), past which a subscribe is refused RATE_LIMITED:
+   * graphql-ws runs every message at once, and the HTTP connection cap, which bounds what runs, does not see them.
+   */
   readonly executionLimits?: ExecutionLimits;
   /** What one socket may have queued for its client; the default: sendQueueBytes(). */
   readonly sendQueueBytes?: number;
@@ -35,16 +36,9 @@ export interface WebSocketOptions {
   readonly connectionInitWaitTimeout?: number;
 }
 
-/**
- * Beyond these a subscribe message is refused with RATE_LIMITED: graphql-ws runs every message at
- * once, and over HTTP the connection cap bounds what runs, which a single socket would escape.
- */
-export const WEBSOCKET_EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
+const EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
 
-export interface WebSockets {
-  /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
-  close(): Promise<void>;
-}
+export type WebSockets = ReturnType<typeof attachWebSockets>;
 
 /** The connection params read as the HTTP headers of the same names: credentials and W3C trace context. */
 const HEADER_PARAMS = new Set(['x-api-key', 'authorization', 'traceparent', 'tracestate']);
@@ -58,7 +52,7 @@ const FORBIDDEN = 4403;
 /** Node's timers hold at most this long; a later expiry is waited for in steps. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Sets a header a caller sent, unless it is no header value at all (then the caller is refused as one without it). */
+/** Sets a header a caller sent, unless it is no header value (then the caller is refused as one without it). */
 function setIfValid(headers: Headers, name: string, value: unknown): void {
   if (typeof value !== 'string' || value.length > MAX_PARAM_LENGTH) return;
   try {
@@ -104,13 +98,13 @@ async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
   return errors?.length ? errors : [unexpectedError()];
 }
 
-export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
+export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const { yoga, log } = options;
   /** Per admitted connection: the headers of its requests, the caller its handshake admitted, its socket's queue, its operations. */
   const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
   /** The operations of each open connection: close() waits for their streams. */
   const open = new Set<ConnectionOperations>();
-  const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
+  const executing = new ExecutingOperations(options.executionLimits ?? EXECUTION_LIMITS);
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
@@ -224,7 +218,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
 
   let closing: Promise<void> | undefined;
   return {
-    close() {
+    /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
+    close(): Promise<void> {
       closing ??= (async () => {
         options.liveAudit.close();
         const deadline = Date.now() + COMPLETE_GRACE_MS;

@@ -1,11 +1,7 @@
 /**
- * The operations of one WebSocket connection, each ended when graphql-ws completes it, a newer one
- * takes its id, or the socket closes: its signal aborts and its stream ends. graphql-ws 6.4 keeps
- * one record per id, and an id reused right after `complete` while the first onSubscribe still runs
- * lets the earlier call take the newer one's record, leaving a stream nobody ends.
+ * The operations of one WebSocket connection, each ended (signal aborted, stream ended) when completed, superseded
+ * or its socket closes: graphql-ws 6.4 keeps one record per id, which an id reused during onSubscribe would steal.
  */
-
-/** graphql-ws's and Yoga's streams are async generators. */
 type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
@@ -13,7 +9,6 @@ export class Operation {
   /** Aborted when the operation ends. */
   readonly signal = this.#aborter.signal;
   #stream: Stream | undefined;
-  /** Completed, superseded, or its socket closed. */
   ended = false;
   /** A newer subscribe message took this operation's id. */
   superseded = false;
@@ -46,14 +41,13 @@ export class Operation {
   }
 }
 
-/** Frees the stream's resources (a live subscription slot) in a later microtask; there is nobody to tell of a failure. */
+/** Frees the stream's resources (a live subscription slot) in a later microtask; nobody to tell of a failure. */
 function endStream(stream: Stream): void {
   void Promise.resolve()
     .then(() => stream.return?.())
     .catch(() => undefined);
 }
 
-/** Operations executing at once: on one connection, and on all of them together. */
 export interface ExecutionLimits {
   readonly perConnection: number;
   readonly total: number;
@@ -112,7 +106,6 @@ export class ConnectionOperations {
     operation.end();
   }
 
-  /** The socket closed. */
   endAll(): void {
     for (const operation of this.#byId.values()) operation.end();
     this.#byId.clear();
@@ -125,8 +118,7 @@ export class ConnectionOperations {
 }
 
 /**
- * What a superseded operation's onSubscribe, onOperation or onComplete returns: graphql-ws would
- * answer under the id and drop its record, both the newer operation's by now. Nothing refers to
- * the waiting call, so it is collected.
+ * What a superseded operation's graphql-ws hooks return: graphql-ws would answer under the id and drop its record,
+ * both the newer operation's by now. Nothing refers to the waiting call, so it is collected.
  */
 export const neverAnswered = (): Promise<never> => new Promise<never>(() => undefined);
