@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig, type Config } from './lib/config.js';
+import { ConfigError, loadConfig } from './lib/config.js';
 import { createGatewayServer } from './server/http-server.js';
 import type { ExampleSessionIds } from './gateway/examples/index.js';
 
@@ -10,15 +10,6 @@ import type { ExampleSessionIds } from './gateway/examples/index.js';
 function refuse(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(1);
-}
-
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    refuse(error.message);
-  }
 }
 
 const NOT_AN_ADDRESS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EINVAL']);
@@ -32,7 +23,7 @@ function listenProblem(error: NodeJS.ErrnoException, portVariable: string, port:
 }
 
 async function main() {
-  let config = readConfig();
+  let config = loadConfig();
   const [{ createLogger }, { installLastResort }] = await Promise.all([import('./lib/logger.js'), import('./server/last-resort.js')]);
   const log = createLogger({ level: config.logLevel, pretty: config.logPretty, traceIds: !!config.tracing });
   installLastResort(log, process, (code) => process.exit(code));
@@ -160,5 +151,6 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) refuse(error.message);
   refuse(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}`);
 });

@@ -137,38 +137,28 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   const env = parsed.data;
 
   const mode: 'demo' | 'upstream' = env.IDENTITY_BASE_URL || env.CONTENT_LIBRARY_URL ? 'upstream' : 'demo';
-  const identity = env.IDENTITY_BASE_URL
-    ? {
-        baseUrl: env.IDENTITY_BASE_URL,
-        clientId: env.IDENTITY_CLIENT_ID!,
-        clientSecret: env.IDENTITY_CLIENT_SECRET!,
-        scope: env.IDENTITY_TOKEN_SCOPE,
-      }
-    : undefined;
-  const contentLibrary = env.CONTENT_LIBRARY_URL
-    ? {
-        url: env.CONTENT_LIBRARY_URL,
-        vendor: env.CONTENT_LIBRARY_VENDOR,
-        credentials: env.CONTENT_LIBRARY_USERNAME
-          ? Object.freeze({ username: env.CONTENT_LIBRARY_USERNAME, password: env.CONTENT_LIBRARY_PASSWORD! })
-          : undefined,
-      }
-    : undefined;
-  const redis = env.REDIS_URL
-    ? {
-        url: env.REDIS_URL,
-        keyPrefix: env.REDIS_KEY_PREFIX,
-        timeoutMs: env.REDIS_TIMEOUT_MS,
-        liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
-      }
-    : undefined;
   return Object.freeze({
     port: env.PORT,
     host: env.HOST,
     mode,
     /** Undefined: that upstream is disabled (upstream mode) or not yet started (demo mode). */
-    identity: identity && Object.freeze(identity),
-    contentLibrary: contentLibrary && Object.freeze(contentLibrary),
+    identity: env.IDENTITY_BASE_URL
+      ? Object.freeze({
+          baseUrl: env.IDENTITY_BASE_URL,
+          clientId: env.IDENTITY_CLIENT_ID!,
+          clientSecret: env.IDENTITY_CLIENT_SECRET!,
+          scope: env.IDENTITY_TOKEN_SCOPE,
+        })
+      : undefined,
+    contentLibrary: env.CONTENT_LIBRARY_URL
+      ? Object.freeze({
+          url: env.CONTENT_LIBRARY_URL,
+          vendor: env.CONTENT_LIBRARY_VENDOR,
+          credentials: env.CONTENT_LIBRARY_USERNAME
+            ? Object.freeze({ username: env.CONTENT_LIBRARY_USERNAME, password: env.CONTENT_LIBRARY_PASSWORD! })
+            : undefined,
+        })
+      : undefined,
     contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -220,7 +210,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     }),
     demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
     /** Undefined: each process keeps its own state. */
-    redis: redis && Object.freeze(redis),
+    redis: env.REDIS_URL
+      ? Object.freeze({
+          url: env.REDIS_URL,
+          keyPrefix: env.REDIS_KEY_PREFIX,
+          timeoutMs: env.REDIS_TIMEOUT_MS,
+          liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
+        })
+      : undefined,
     logLevel: env.LOG_LEVEL,
   });
 }

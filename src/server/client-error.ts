@@ -29,7 +29,6 @@ export function rawAnswer(status: number, body: string, headers: Readonly<Record
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
 }
 
-/** Answers with a JSON error and closes the connection: the body is not read. */
 export function answerJson(response: ServerResponse, status: number, body: string, headers: OutgoingHttpHeaders = {}): void {
   response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), ...headers, connection: 'close' });
   response.end(body);
@@ -67,7 +66,6 @@ export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMi
   return undefined;
 }
 
-/** Answers 400 with a JSON BAD_REQUEST error, and closes the connection. */
 export const answerBadRequest = (response: ServerResponse, message: string) => answerJson(response, 400, errorBody(message, 'BAD_REQUEST'));
 
 /**

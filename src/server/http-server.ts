@@ -173,7 +173,6 @@ export function createGatewayServer(
     answerClientError(error, socket);
   });
 
-  /** Bounds what an accepted WebSocket's messages hold while ws buffers them, as bodies are bounded. */
   const watchWebSocket = (socket: Socket, closeWebSocket: (code: number, reason: string) => void): void => {
     let release: (() => void) | undefined;
     let overdue: NodeJS.Timeout | undefined;
@@ -204,8 +203,7 @@ export function createGatewayServer(
       },
       ended: messageOver,
     });
-    // ws reads the socket through its 'data' listener: it is handed each read once that read is
-    // known not to begin a refused message, so ws never buffers, and graphql-ws never runs, one.
+    // ws is handed each read once it is known not to begin a refused message: ws never buffers one.
     const wsReaders = socket.listeners('data') as ((this: Socket, chunk: Buffer) => void)[];
     socket.removeAllListeners('data');
     socket.on('data', (chunk: Buffer) => {

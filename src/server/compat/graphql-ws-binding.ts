@@ -57,7 +57,6 @@ export class SendQueue {
     );
   }
 
-  /** Cuts the socket off if its client has not taken everything it was sent. */
   endIfUndrained(): void {
     if (this.#queued > 0 || this.socket.bufferedAmount > 0) this.socket.terminate();
   }
@@ -71,13 +70,10 @@ export interface SocketExtra {
 
 export interface BindingOptions {
   readonly log: Logger;
-  /** Per socket; the default: sendQueueBytes(). */
   readonly sendQueueBytes?: number | undefined;
-  /** Sees each accepted socket before any of its messages is read. */
   readonly onSocket?: ((socket: WebSocket, request: IncomingMessage) => void) | undefined;
 }
 
-/** A WebSocketServer speaking graphql-transport-ws through graphql-ws's `makeServer`. */
 export function serveGraphqlWs<P extends Record<string, unknown>>(
   wsOptions: WsOptions,
   options: ServerOptions<P, SocketExtra>,

@@ -6,7 +6,6 @@ type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
   readonly #aborter = new AbortController();
-  /** Aborted when the operation ends. */
   readonly signal = this.#aborter.signal;
   #stream: Stream | undefined;
   ended = false;
@@ -53,14 +52,12 @@ export interface ExecutionLimits {
   readonly total: number;
 }
 
-/** Executing operations of every connection, counted against `ExecutionLimits.total`. */
 export class ExecutingOperations {
   count = 0;
   constructor(readonly limits: ExecutionLimits) {}
 }
 
 export class ConnectionOperations {
-  /** The newest operation of each id. */
   readonly #byId = new Map<string, Operation>();
   /** graphql-ws's hooks name a subscribe message by its payload object. */
   readonly #byPayload = new WeakMap<object, Operation>();
@@ -92,7 +89,7 @@ export class ConnectionOperations {
     return operation;
   }
 
-  /** graphql-ws's onComplete. A superseded operation is never answered (see neverAnswered). */
+  /** A superseded operation is never answered (see neverAnswered). */
   complete(id: string, payload: object): Promise<never> | undefined {
     const operation = this.#byPayload.get(payload);
     if (operation?.superseded) return neverAnswered();
@@ -100,7 +97,6 @@ export class ConnectionOperations {
     return undefined;
   }
 
-  /** An operation that ended without graphql-ws completing it (refused in onSubscribe). */
   forget(id: string, operation: Operation): void {
     if (this.#byId.get(id) === operation) this.#byId.delete(id);
     operation.end();
