@@ -2,15 +2,14 @@
  * The HTTP server and the bounds on what callers hold open: receive timeouts (408), a connection cap (503 unread),
  * and the memory budget a request holds from arrival until its answer has left; a WebSocket message counts as a body.
  */
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ByteReservations } from '../lib/byte-reservations.js';
+import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
 import { createMemoryBudget, holdForRequest } from '../lib/memory-budget.js';
-import { CountedResponse } from './counted-response.js';
 import { ClientFrames } from './compat/websocket-frames.js';
 
 export type ConnectionLimits = Config['connections'] & { readonly maxRequestBytes: number };
@@ -42,6 +41,35 @@ function rateLimitedWarning(write: (count: number) => void): () => void {
     pending += 1;
     if (!timer) flush();
   };
+}
+
+/** An answer whose bytes queued for a client that does not read count in its request's share of the memory budget. */
+class CountedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  #holding: ByteHolding | undefined;
+
+  /** Counts this answer's queued bytes in `holding` from now on, and gives it all back once the answer is over. */
+  holdIn(holding: ByteHolding): void {
+    this.#holding = holding;
+    // The last bytes drain before 'finish'; 'close' gives the whole holding back.
+    this.on('drain', this.recountQueuedBytes).on('finish', this.recountQueuedBytes).on('close', this.releaseHolding);
+  }
+
+  recountQueuedBytes(): void {
+    this.#holding?.queued(this.writableLength);
+  }
+
+  releaseHolding(): void {
+    this.#holding?.release();
+  }
+}
+
+for (const name of ['write', 'end'] as const) {
+  const original = ServerResponse.prototype[name] as (...args: unknown[]) => unknown;
+  Reflect.set(CountedResponse.prototype, name, function counted(this: CountedResponse, ...args: unknown[]) {
+    const result = original.apply(this, args);
+    this.recountQueuedBytes();
+    return result;
+  });
 }
 
 /** What a body reserves: its announced length (over the limit, refused 413 unread: the limit); a chunked one, the largest allowed. */
