@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig, type Config } from './lib/config.js';
+import { ConfigError, loadConfig } from './lib/config.js';
 import { createGatewayServer } from './server/http-server.js';
 import type { ExampleSessionIds } from './gateway/examples/index.js';
 
@@ -10,15 +10,6 @@ import type { ExampleSessionIds } from './gateway/examples/index.js';
 function refuse(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(1);
-}
-
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    refuse(error.message);
-  }
 }
 
 const NOT_AN_ADDRESS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EINVAL']);
@@ -32,13 +23,13 @@ function listenProblem(error: NodeJS.ErrnoException, portVariable: string, port:
 }
 
 async function main() {
-  let config = readConfig();
+  let config = loadConfig();
   const [{ createLogger }, { installLastResort }] = await Promise.all([import('./lib/logger.js'), import('./server/last-resort.js')]);
   const log = createLogger({ level: config.logLevel, pretty: config.logPretty, traceIds: !!config.tracing });
   installLastResort(log, process, (code) => process.exit(code));
 
   let draining = false;
-  // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once; early requests wait.
+  // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once.
   type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
   let gatewayBuilt!: (serve: Serve) => void;
   const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
@@ -58,7 +49,7 @@ async function main() {
   let closeSimulator = async () => {};
   let exampleSessionIds: ExampleSessionIds | undefined;
   if (config.mode === 'demo') {
-    // The port first: a taken PORT is the one thing said, before any simulator starts or logs.
+    // A taken PORT is the one thing said, before any simulator starts or logs.
     await listening;
     const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
     const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
@@ -147,7 +138,7 @@ async function main() {
       log.info('draining: listener closed, finishing in-flight requests');
       server.close(() => void stop());
       server.closeIdleConnections();
-      // A connection busy at close() becomes idle after its (connection: close) answer; sweep.
+      // A connection busy at close() becomes idle after its (connection: close) answer.
       setInterval(() => server.closeIdleConnections(), 50).unref();
       setTimeout(() => {
         log.warn('grace period over: closing remaining connections');
@@ -160,5 +151,6 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) refuse(error.message);
   refuse(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}`);
 });

@@ -1,22 +1,7 @@
 /**
- * Bytes held at once by many holders, up to a bound: what callers make the process hold (memory-budget.ts),
- * upstream answers being parsed, the records live reads keep. A holder that would pass the bound is
- * refused at once, never made to wait. Holders of up to `smallBytes` count nothing: ordinary ones are
- * never refused behind large ones, and what bounds their number (connections) bounds what they hold.
+ * Bytes held at once by many holders, up to a bound; one that would pass it is refused, never made to wait.
+ * Holders of up to `smallBytes` count nothing: what bounds their number (connections) bounds what they hold.
  */
-export interface ByteHolding {
-  /** Adds `bytes` to the holding; false, adding nothing, when the total would pass the bound. */
-  add(bytes: number): boolean;
-  /** Sets what the holding holds to `bytes` (less gives back; more is refused as `add` is). */
-  resize(bytes: number): boolean;
-  /** Sets the bytes queued for a client: already in the process, they count even past the bound. */
-  queued(bytes: number): void;
-  /** Gives every byte back; later calls do nothing. */
-  release(): void;
-  /** What the holding holds now, queued bytes included. */
-  readonly bytes: number;
-}
-
 export class ByteReservations {
   #reserved = 0;
 
@@ -29,14 +14,12 @@ export class ByteReservations {
     return this.#reserved;
   }
 
-  /** Takes `bytes` if they fit; false, taking nothing, if not. */
   tryTake(bytes: number): boolean {
     if (this.#reserved + bytes > this.max) return false;
     this.#reserved += bytes;
     return true;
   }
 
-  /** Gives back bytes taken before (never below nothing). */
   giveBack(bytes: number): void {
     this.#reserved = Math.max(0, this.#reserved - bytes);
   }
@@ -49,7 +32,7 @@ export class ByteReservations {
 
   /** A reservation that grows or shrinks with what it holds; it counts once past `smallBytes`, then all of it. */
   holding(): ByteHolding {
-    return new Holding(this);
+    return new ByteHolding(this);
   }
 
   /** Moves what `holding` counts to `next`; false, moving nothing, when more would pass the bound (unless forced). */
@@ -61,7 +44,7 @@ export class ByteReservations {
 }
 
 /** One per request: methods on the prototype, so making one allocates a single small object. */
-class Holding implements ByteHolding {
+export class ByteHolding {
   #held = 0;
   #queued = 0;
   #counted = 0;
@@ -73,14 +56,17 @@ class Holding implements ByteHolding {
     this.#owner = owner;
   }
 
+  /** Adds `bytes` to the holding; false, adding nothing, when the total would pass the bound. */
   add(bytes: number): boolean {
     return this.#settle(this.#held + bytes, this.#queued, false);
   }
 
+  /** Sets what the holding holds to `bytes` (less gives back; more is refused as `add` is). */
   resize(bytes: number): boolean {
     return this.#settle(bytes, this.#queued, false);
   }
 
+  /** Sets the bytes queued for a client: already in the process, they count even past the bound. */
   queued(bytes: number): void {
     this.#settle(this.#held, bytes, true);
   }

@@ -1,7 +1,4 @@
-/**
- * A CRC-32 at the end of tokens handed out to be sent back (cursors, resume tokens): not a signature
- * (they hold no secret), it tells a token cut short or altered, which could decode as another valid one.
- */
+/** A CRC-32 at the end of tokens handed out (cursors, resume tokens): it tells one cut short or altered. */
 import { crc32 } from 'node:zlib';
 
 export const CHECKSUM_BYTES = 4;

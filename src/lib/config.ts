@@ -1,7 +1,4 @@
-/**
- * Configuration from the environment: one table of variables parsed by zod, every problem reported
- * at once naming its variable (never its value), then one frozen object. See README "Configuration".
- */
+/** Configuration from the environment: every problem reported at once, naming its variable (never its value). */
 import { z } from 'zod';
 
 /** A blank or whitespace-only value is unset: its default. */
@@ -67,7 +64,6 @@ const environmentSchema = z.object({
   MAX_REQUEST_BYTES: integer(1024, 64 * MiB, 256 * 1024),
   MAX_CONNECTIONS: integer(1, 1_000_000, 1024),
   REQUEST_TIMEOUT_MS: integer(100, 600_000, 30_000),
-  // What callers make the process hold, sized from the heap (docs/hard-limits.md).
   MAX_REQUEST_BYTES_IN_FLIGHT: integer(1024, 16 * GiB, 16 * MiB),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: text.default('identity-content-gateway'),
@@ -140,44 +136,31 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const env = parsed.data;
 
-  /** demo: no upstream URL set; the embedded simulator serves both upstreams. */
   const mode: 'demo' | 'upstream' = env.IDENTITY_BASE_URL || env.CONTENT_LIBRARY_URL ? 'upstream' : 'demo';
-  const identity = env.IDENTITY_BASE_URL
-    ? {
-        baseUrl: env.IDENTITY_BASE_URL,
-        clientId: env.IDENTITY_CLIENT_ID!,
-        clientSecret: env.IDENTITY_CLIENT_SECRET!,
-        scope: env.IDENTITY_TOKEN_SCOPE,
-      }
-    : undefined;
-  const contentLibrary = env.CONTENT_LIBRARY_URL
-    ? {
-        url: env.CONTENT_LIBRARY_URL,
-        vendor: env.CONTENT_LIBRARY_VENDOR,
-        credentials: env.CONTENT_LIBRARY_USERNAME
-          ? Object.freeze({ username: env.CONTENT_LIBRARY_USERNAME, password: env.CONTENT_LIBRARY_PASSWORD! })
-          : undefined,
-      }
-    : undefined;
-  const redis = env.REDIS_URL
-    ? {
-        /** User and password included (for ACLs). */
-        url: env.REDIS_URL,
-        keyPrefix: env.REDIS_KEY_PREFIX,
-        timeoutMs: env.REDIS_TIMEOUT_MS,
-        liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
-      }
-    : undefined;
   return Object.freeze({
     port: env.PORT,
     host: env.HOST,
     mode,
     /** Undefined: that upstream is disabled (upstream mode) or not yet started (demo mode). */
-    identity: identity && Object.freeze(identity),
-    contentLibrary: contentLibrary && Object.freeze(contentLibrary),
+    identity: env.IDENTITY_BASE_URL
+      ? Object.freeze({
+          baseUrl: env.IDENTITY_BASE_URL,
+          clientId: env.IDENTITY_CLIENT_ID!,
+          clientSecret: env.IDENTITY_CLIENT_SECRET!,
+          scope: env.IDENTITY_TOKEN_SCOPE,
+        })
+      : undefined,
+    contentLibrary: env.CONTENT_LIBRARY_URL
+      ? Object.freeze({
+          url: env.CONTENT_LIBRARY_URL,
+          vendor: env.CONTENT_LIBRARY_VENDOR,
+          credentials: env.CONTENT_LIBRARY_USERNAME
+            ? Object.freeze({ username: env.CONTENT_LIBRARY_USERNAME, password: env.CONTENT_LIBRARY_PASSWORD! })
+            : undefined,
+        })
+      : undefined,
     contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
-    /** The deadline of one operation as a whole: its upstream calls end by then. */
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     upstreamMaxConnections: env.UPSTREAM_MAX_CONNECTIONS,
     upstreamMaxBodyBytes: env.UPSTREAM_MAX_BODY_BYTES,
@@ -227,7 +210,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     }),
     demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
     /** Undefined: each process keeps its own state. */
-    redis: redis && Object.freeze(redis),
+    redis: env.REDIS_URL
+      ? Object.freeze({
+          url: env.REDIS_URL,
+          keyPrefix: env.REDIS_KEY_PREFIX,
+          timeoutMs: env.REDIS_TIMEOUT_MS,
+          liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
+        })
+      : undefined,
     logLevel: env.LOG_LEVEL,
   });
 }

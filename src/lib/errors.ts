@@ -72,10 +72,7 @@ export function isMarkedLogged(error: unknown): boolean {
   return error instanceof Error && loggedWhereRaised.has(error);
 }
 
-/**
- * The caller went away (closed its connection, abandoned a stream), so the work for it stopped: no
- * upstream failed and no one waits. Logged at debug, counted as `cancelled`, no `UPSTREAM_*` code.
- */
+/** The caller went away, so the work for it stopped: no upstream failed. Logged at debug, counted as `cancelled`. */
 export class CallerGoneError extends Error {
   constructor(readonly detail?: Record<string, unknown>) {
     super('The caller went away before the answer was ready.');

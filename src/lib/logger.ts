@@ -1,7 +1,4 @@
-/**
- * Structured JSON logs. Credentials are redacted wherever they appear in a logged object.
- * `pretty` (LOG_PRETTY, on by default under `npm run dev`) writes readable lines instead.
- */
+/** Structured JSON logs (readable lines with `pretty`), credentials redacted wherever they appear. */
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
@@ -25,7 +22,6 @@ function activeTraceIds(): { trace_id?: string; span_id?: string } {
 interface LoggerSetup {
   readonly level?: string;
   readonly destination?: DestinationStream;
-  /** Readable lines for a terminal (pino-pretty) instead of JSON. */
   readonly pretty?: boolean;
   /** trace_id/span_id of the active span on every line (only with tracing configured). */
   readonly traceIds?: boolean;
@@ -44,7 +40,6 @@ export function createLogger(options: LoggerSetup = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
-      // Only with tracing configured: without it no span is ever active.
       ...(options.traceIds ? { mixin: activeTraceIds } : {}),
       base: { service: 'gateway' },
       timestamp: pino.stdTimeFunctions.isoTime,
@@ -55,25 +50,18 @@ export function createLogger(options: LoggerSetup = {}): Logger {
 }
 
 const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+/** What the parent answers alike until the child is made. */
+const PARENT_KEYS = new Set<string | symbol>(['isLevelEnabled', 'level', 'levelVal', 'levels']);
 const noop = () => {};
 
-/**
- * `parent.child(bindings)`, made when first used: a request that writes nothing (the usual case
- * above `info`) never pays for a child, whose bindings go through redaction.
- */
+/** `parent.child(bindings)`, made when first used: a request that writes nothing never pays for its redaction. */
 export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
   let child: Logger | undefined;
   const made = () => (child ??= parent.child(bindings));
   return new Proxy(parent, {
     get(_target, key) {
-      if (child === undefined) {
-        if (key === 'isLevelEnabled' || key === 'level' || key === 'levelVal' || key === 'levels') {
-          const value: unknown = Reflect.get(parent, key);
-          return typeof value === 'function' ? value.bind(parent) : value;
-        }
-        if (typeof key === 'string' && LEVELS.has(key) && !parent.isLevelEnabled(key)) return noop;
-      }
-      const target = made();
+      if (!child && typeof key === 'string' && LEVELS.has(key) && !parent.isLevelEnabled(key)) return noop;
+      const target = !child && PARENT_KEYS.has(key) ? parent : made();
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },

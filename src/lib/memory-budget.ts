@@ -1,7 +1,4 @@
-/**
- * The memory budget each request, WebSocket message and operation holds a share of (the HTTP
- * server admits bodies, held-requests.ts keeps parsed requests and subscriptions).
- */
+/** The memory budget each request, WebSocket message and operation holds a share of. */
 import type { IncomingMessage } from 'node:http';
 import { ByteReservations, type ByteHolding } from './byte-reservations.js';
 

@@ -1,12 +1,8 @@
-/**
- * A fixed number of turns, taken in arrival order. A waiter whose signal aborts leaves the line at
- * once, so a crowd of callers that come and go costs nothing while they wait.
- */
+/** A fixed number of turns, taken in arrival order; a waiter whose signal aborts leaves the line at once. */
 export type GiveBack = () => void;
 
 export class Turns {
   #free: number;
-  /** Each waiter's grant, in arrival order; a leaver is deleted at once. */
   readonly #line = new Set<(giveBack: GiveBack) => void>();
 
   constructor(count: number) {

@@ -1,8 +1,6 @@
 /**
- * Requests Node's HTTP parser refuses before the gateway sees them (headers over 16 KB, a malformed
- * request line, a request that does not arrive in time): Node answers them with an empty 400, 431
- * or 408. The same status here carries a JSON error with code BAD_REQUEST, like every other refusal.
- * So does a request whose URL cannot be read: no Host header, more than one, or one that is not a host.
+ * Requests refused before Yoga sees them (Node's parser errors, a URL that cannot be read): Node's status,
+ * with a JSON BAD_REQUEST error instead of Node's empty body.
  */
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -31,15 +29,13 @@ export function rawAnswer(status: number, body: string, headers: Readonly<Record
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
 }
 
-/** Answers with a JSON error and closes the connection: the body is not read. */
 export function answerJson(response: ServerResponse, status: number, body: string, headers: OutgoingHttpHeaders = {}): void {
   response.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), ...headers, connection: 'close' });
   response.end(body);
 }
 
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  // As Node does: a connection the peer reset, or one that cannot be written, is closed without a
-  // word; so is one whose response has started (the refusal would land in the middle of it).
+  // As Node does: a reset or unwritable connection, or one whose response has started, closes without a word.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
@@ -56,11 +52,7 @@ const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
 const hasSeveralHosts = (rawHeaders: readonly string[]) =>
   rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1;
 
-/**
- * Why the request's URL cannot be read, if it cannot (RFC 9112 §3.2: a server answers 400).
- * whatwg-node joins the Host header and the request target into the URL Yoga reads, and answers a
- * TypeError thrown there 500 with its stack.
- */
+/** Why the request's URL cannot be read (RFC 9112 §3.2: 400); whatwg-node would answer its TypeError 500 with a stack. */
 export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMinor, url }: IncomingMessage): string | undefined {
   if (host === undefined) {
     // HTTP/1.0 needs no Host: whatwg-node uses the address the request came in on.
@@ -74,13 +66,11 @@ export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMi
   return undefined;
 }
 
-/** Answers 400 with a JSON BAD_REQUEST error, and closes the connection. */
 export const answerBadRequest = (response: ServerResponse, message: string) => answerJson(response, 400, errorBody(message, 'BAD_REQUEST'));
 
 /**
- * Writes a last answer and closes the connection. What the client sends meanwhile is read and
- * dropped (closing with unread bytes would reset the answer away); the connection is destroyed once
- * the client closes its side, or a second later: the server allows half-open connections.
+ * Writes a last answer and closes the connection, reading and dropping what the client sends meanwhile (unread
+ * bytes would reset the answer away); destroyed once the client closes its side, or a second later.
  */
 export function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => socket.destroy());

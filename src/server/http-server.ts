@@ -1,30 +1,18 @@
 /**
- * The HTTP server and the bounds on what its callers hold open: Node's timeouts for receiving a
- * request (408), a connection cap (503 before the request is read), and the memory budget each
- * request holds its share of from arrival until its answer has left: its body, its parsed
- * parameters (gateway/plugins/limits/held-requests.ts), its answer queued for a client that does
- * not read. A WebSocket message being received counts as a body does (1013 over the budget, 1008 late).
+ * The HTTP server and the bounds on what callers hold open: receive timeouts (408), a connection cap (503 unread),
+ * and the memory budget a request holds from arrival until its answer has left; a WebSocket message counts as a body.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ByteReservations } from '../lib/byte-reservations.js';
+import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
+import type { Config } from '../lib/config.js';
 import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
 import { createMemoryBudget, holdForRequest } from '../lib/memory-budget.js';
-import { CountedResponse } from './counted-response.js';
 import { ClientFrames } from './compat/websocket-frames.js';
 
-export interface ConnectionLimits {
-  /** Open client connections at once (HTTP keep-alive, SSE and WebSocket alike). */
-  readonly maxConnections: number;
-  /** Time to receive a whole request, headers and body. */
-  readonly requestTimeoutMs: number;
-  /** The memory budget: what requests, subscriptions and queued answers hold at once, across all connections. */
-  readonly maxRequestBytesInFlight: number;
-  /** The largest request body: what a body of unannounced length reserves. */
-  readonly maxRequestBytes: number;
-}
+export type ConnectionLimits = Config['connections'] & { readonly maxRequestBytes: number };
 
 /** Headers arrive in one or two packets from any real client; a slow sender is a slowloris. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -39,23 +27,49 @@ const CONNECTIONS_BUSY = rawAnswer(503, busyBody('The gateway has too many open 
 const BODIES_BUSY = busyBody('The gateway holds too many requests at once; retry later.');
 
 /** One warning for a burst of events: the first at once, the ones after it at most once per interval, as a count. */
-class RateLimitedWarning {
-  private pending = 0;
-  private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly write: (count: number) => void) {}
+function rateLimitedWarning(write: (count: number) => void): () => void {
+  let pending = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (pending === 0) return;
+    write(pending);
+    pending = 0;
+    timer = setTimeout(flush, WARNING_INTERVAL_MS).unref();
+  };
+  return () => {
+    pending += 1;
+    if (!timer) flush();
+  };
+}
 
-  note(): void {
-    this.pending += 1;
-    if (!this.timer) this.flush();
+/** An answer whose bytes queued for a client that does not read count in its request's share of the memory budget. */
+class CountedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  #holding: ByteHolding | undefined;
+
+  /** Counts this answer's queued bytes in `holding` from now on, and gives it all back once the answer is over. */
+  holdIn(holding: ByteHolding): void {
+    this.#holding = holding;
+    // The last bytes drain before 'finish'; 'close' gives the whole holding back.
+    this.on('drain', this.recountQueuedBytes).on('finish', this.recountQueuedBytes).on('close', this.releaseHolding);
   }
 
-  private flush(): void {
-    this.timer = undefined;
-    if (this.pending === 0) return;
-    this.write(this.pending);
-    this.pending = 0;
-    this.timer = setTimeout(() => this.flush(), WARNING_INTERVAL_MS).unref();
+  recountQueuedBytes(): void {
+    this.#holding?.queued(this.writableLength);
   }
+
+  releaseHolding(): void {
+    this.#holding?.release();
+  }
+}
+
+for (const name of ['write', 'end'] as const) {
+  const original = ServerResponse.prototype[name] as (...args: unknown[]) => unknown;
+  Reflect.set(CountedResponse.prototype, name, function counted(this: CountedResponse, ...args: unknown[]) {
+    const result = original.apply(this, args);
+    this.recountQueuedBytes();
+    return result;
+  });
 }
 
 /** What a body reserves: its announced length (over the limit, refused 413 unread: the limit); a chunked one, the largest allowed. */
@@ -64,22 +78,12 @@ function bodyBytes(request: IncomingMessage, largest: number): number {
   return Math.min(Number(request.headers['content-length']) || 0, largest);
 }
 
-export interface GatewayServer {
-  readonly server: Server;
-  /** Bounds what an accepted WebSocket's messages hold while ws buffers them, as bodies are bounded. */
-  watchWebSocket(socket: Socket, close: (code: number, reason: string) => void): void;
-  /** Puts the connection metrics in the registry /metrics serves. */
-  registerMetrics(registry: Registry): void;
-  /** The budget requests hold their share of. */
-  readonly memoryBudget: ByteReservations;
-}
-
 export function createGatewayServer(
   handler: RequestListener,
   limits: ConnectionLimits,
   log: Logger,
   reservations: ByteReservations = createMemoryBudget(limits.maxRequestBytesInFlight),
-): GatewayServer {
+) {
   const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
   const server = createServer({
     ServerResponse: CountedResponse,
@@ -121,16 +125,16 @@ export function createGatewayServer(
   for (const reason of ['limit', 'flood']) refusedConnections.inc({ reason }, 0);
   refusedRequests.inc({ reason: 'bytes_in_flight' }, 0);
 
-  const connectionWarning = new RateLimitedWarning((refused) =>
+  const connectionWarning = rateLimitedWarning((refused) =>
     log.warn({ refused, maxConnections: limits.maxConnections }, 'connection limit reached: new connections are answered 503'),
   );
-  const bodiesWarning = new RateLimitedWarning((refused) =>
+  const bodiesWarning = rateLimitedWarning((refused) =>
     log.warn(
       { refused, maxRequestBytesInFlight: limits.maxRequestBytesInFlight },
       'memory budget at its limit: requests with a body are answered 503, WebSockets sending a message are closed',
     ),
   );
-  const timeoutWarning = new RateLimitedWarning((timedOut) =>
+  const timeoutWarning = rateLimitedWarning((timedOut) =>
     log.info(
       { timedOut, headersTimeoutMs: headersTimeout, requestTimeoutMs: limits.requestTimeoutMs },
       'requests or WebSocket messages did not arrive in time: answered 408 or closed',
@@ -138,11 +142,11 @@ export function createGatewayServer(
   );
   const refusedBytes = () => {
     refusedRequests.inc({ reason: 'bytes_in_flight' });
-    bodiesWarning.note();
+    bodiesWarning();
   };
   const timedOut = () => {
     timeouts.inc();
-    timeoutWarning.note();
+    timeoutWarning();
   };
 
   // Every admitted connection goes to Node's HTTP connection handling; a refused one never does.
@@ -152,7 +156,7 @@ export function createGatewayServer(
   server.on('connection', (socket: Socket) => {
     if (open >= limits.maxConnections) {
       refusedConnections.inc({ reason: 'limit' });
-      connectionWarning.note();
+      connectionWarning();
       answerAndClose(socket, CONNECTIONS_BUSY);
       return;
     }
@@ -166,7 +170,7 @@ export function createGatewayServer(
   });
   server.on('drop', () => {
     refusedConnections.inc({ reason: 'flood' });
-    connectionWarning.note();
+    connectionWarning();
   });
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -227,8 +231,7 @@ export function createGatewayServer(
       },
       ended: messageOver,
     });
-    // ws reads the socket through its 'data' listener: it is handed each read once that read is
-    // known not to begin a refused message, so ws never buffers, and graphql-ws never runs, one.
+    // ws is handed each read once it is known not to begin a refused message: ws never buffers one.
     const wsReaders = socket.listeners('data') as ((this: Socket, chunk: Buffer) => void)[];
     socket.removeAllListeners('data');
     socket.on('data', (chunk: Buffer) => {
@@ -249,7 +252,7 @@ export function createGatewayServer(
     server,
     watchWebSocket,
     memoryBudget: reservations,
-    registerMetrics(registry) {
+    registerMetrics(registry: Registry) {
       for (const metric of [openConnections, refusedConnections, refusedRequests, timeouts, bytesInFlight]) registry.registerMetric(metric);
     },
   };

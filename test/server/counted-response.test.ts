@@ -1,5 +1,5 @@
 /**
- * An HTTP answer counted in the memory budget while it is queued (src/server/counted-response.ts):
+ * An HTTP answer counted in the memory budget while it is queued (src/server/http-server.ts):
  * it reaches the client whole, and its share is given back once it is over.
  */
 import { request } from 'node:http';

@@ -1,12 +1,7 @@
 /**
- * graphql-ws served on ws sockets, in place of graphql-ws 6.4's `use/ws` binding (`useServer`),
- * which answers a `ping` with a `pong` carrying the ping's payload and queues whatever it sends
- * without bound: a client that pings and never reads would make the process hold it all. Here:
- *
- * - a `pong` has no payload (the protocol lets the server choose), and at most one waits;
- * - a socket whose queue for its client passes its bound is closed with 1008;
- * - a closing socket whose client has not completed the close within CLOSE_TIMEOUT_MS is cut off
- *   (ws's `closeTimeout`, 30 s by default, would keep what was queued for it).
+ * graphql-ws on ws sockets, in place of graphql-ws 6.4's `useServer`, which echoes each ping's payload in a pong and
+ * queues without bound for a client that never reads. Here a pong has no payload and at most one waits, a socket past
+ * its queue bound is closed 1008, and a close the client does not complete is cut off after CLOSE_TIMEOUT_MS.
  */
 import type { IncomingMessage } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
@@ -24,9 +19,8 @@ export const PER_MESSAGE_BYTES = 512;
 const PONG = '{"type":"pong"}';
 
 /**
- * What one socket may have queued for its client: 1/32 of the heap, at least 1 MB. A message is
- * queued whenever the queue is below the bound, so a client that reads gets even an answer larger
- * than the bound (a full 5000-row page); a socket holds at most the bound plus one message.
+ * What one socket may have queued for its client: 1/32 of the heap, at least 1 MB. A message is queued while the
+ * queue is below the bound, so one larger than the bound still goes out; a socket holds at most the bound plus one.
  */
 export function sendQueueBytes(heapBytes = getHeapStatistics().heap_size_limit): number {
   return Math.max(1024 * 1024, Math.floor(heapBytes / 32));
@@ -42,7 +36,6 @@ export class SendQueue {
     private readonly onFull: () => void,
   ) {}
 
-  /** Bytes queued for the client, each message counted with PER_MESSAGE_BYTES more. */
   get queued(): number {
     return this.#queued;
   }
@@ -64,13 +57,11 @@ export class SendQueue {
     );
   }
 
-  /** Cuts the socket off if its client has not taken everything it was sent. */
   endIfUndrained(): void {
     if (this.#queued > 0 || this.socket.bufferedAmount > 0) this.socket.terminate();
   }
 }
 
-/** What graphql-ws's hooks get as `ctx.extra`. */
 export interface SocketExtra {
   readonly socket: WebSocket;
   readonly request: IncomingMessage;
@@ -79,13 +70,10 @@ export interface SocketExtra {
 
 export interface BindingOptions {
   readonly log: Logger;
-  /** Per socket; the default: sendQueueBytes(). */
   readonly sendQueueBytes?: number | undefined;
-  /** Sees each accepted socket before any of its messages is read. */
   readonly onSocket?: ((socket: WebSocket, request: IncomingMessage) => void) | undefined;
 }
 
-/** A WebSocketServer speaking graphql-transport-ws through graphql-ws's `makeServer`. */
 export function serveGraphqlWs<P extends Record<string, unknown>>(
   wsOptions: WsOptions,
   options: ServerOptions<P, SocketExtra>,

@@ -1,8 +1,6 @@
 /**
- * Yoga as Node's request listener, as `yoga(request, response)` is, but for an error that escapes
- * Yoga's own handling (a plugin's onRequest or onResponse hook): @whatwg-node/server 0.11's listener
- * answers it 500 with the error's stack as text/plain and logs nothing, with no option to change
- * that. Here it is answered 500 with a JSON INTERNAL_SERVER_ERROR and logged at error.
+ * Yoga as Node's request listener, but an error escaping Yoga's handling (a plugin's onRequest or onResponse) is
+ * logged and answered a JSON INTERNAL_SERVER_ERROR: @whatwg-node/server 0.11 answers its stack as text/plain.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
@@ -25,7 +23,7 @@ export function yogaListener(yoga: GatewayYoga, log: Logger): (request: Incoming
       // As whatwg-node's listener sends it: one writeHead when it can.
       await sendNodeResponse(answer, response, request, true);
     } catch (error) {
-      // sendNodeResponse ends a response last, so one that failed has not ended: cut it, for the client to see.
+      // One that failed has not ended: cut it, for the client to see.
       log.error({ err: error }, 'response could not be sent');
       response.destroy();
     }

@@ -1,9 +1,6 @@
 /**
- * Follows the frame headers a WebSocket client sends, to tell when a message begins, how large it
- * says it is, and when it is whole. ws 8.23 buffers each message until it is whole and says nothing
- * meanwhile: it bounds one message (`maxPayload`), not the bytes all sockets are receiving, and it
- * refuses an oversized one with an empty close reason and a socket error. The server's bound on
- * bytes being received (src/server/http-server.ts) needs to know first. Payloads are skipped, never copied.
+ * Follows a WebSocket client's frame headers: when a message begins, its announced size, when it is whole. ws 8.23
+ * says nothing until a message is whole and bounds only one (`maxPayload`), not the bytes all sockets are receiving.
  */
 
 export interface MessageEvents {

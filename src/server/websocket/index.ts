@@ -1,8 +1,6 @@
 /**
- * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Every
- * operation, and each connection's handshake, is the POST the client would have sent, run through
- * yoga.fetch with the connection's credentials and trace context as headers: it passes every hook
- * an HTTP request passes. Only the answer is taken, for graphql-ws to send.
+ * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Each handshake and operation
+ * is the POST the client would have sent, run through yoga.fetch with the connection's credentials and trace context.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -27,38 +25,29 @@ export interface WebSocketOptions {
   readonly maxPayloadBytes: number;
   /** Given each accepted connection's socket, and how to close it, before any of its messages is read. */
   readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
-  /** Operations executing at once (live streams not counted); the default: WEBSOCKET_EXECUTION_LIMITS. */
+  /** Past these a subscribe is refused RATE_LIMITED: graphql-ws runs every message at once, unseen by the connection cap. */
   readonly executionLimits?: ExecutionLimits;
-  /** What one socket may have queued for its client; the default: sendQueueBytes(). */
   readonly sendQueueBytes?: number;
   /** How long a socket may take to send `connection_init`: graphql-ws's 3 s by default. */
   readonly connectionInitWaitTimeout?: number;
 }
 
-/**
- * Beyond these a subscribe message is refused with RATE_LIMITED: graphql-ws runs every message at
- * once, and over HTTP the connection cap bounds what runs, which a single socket would escape.
- */
-export const WEBSOCKET_EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
+const EXECUTION_LIMITS: ExecutionLimits = { perConnection: 64, total: 1024 };
 
-export interface WebSockets {
-  /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
-  close(): Promise<void>;
-}
+export type WebSockets = ReturnType<typeof attachWebSockets>;
 
 /** The connection params read as the HTTP headers of the same names: credentials and W3C trace context. */
 const HEADER_PARAMS = new Set(['x-api-key', 'authorization', 'traceparent', 'tracestate']);
 const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 const MAX_PARAM_LENGTH = 8192;
 const GRAPHQL_URL = 'http://gateway.internal/graphql';
-/** How long close() lets subscriptions send `complete` before closing the sockets. */
 const COMPLETE_GRACE_MS = 1000;
 /** As a refused handshake is closed: clients that reconnect with fresh connection params get in again. */
 const FORBIDDEN = 4403;
 /** Node's timers hold at most this long; a later expiry is waited for in steps. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Sets a header a caller sent, unless it is no header value at all (then the caller is refused as one without it). */
+/** Sets a header a caller sent, unless it is no header value (then the caller is refused as one without it). */
 function setIfValid(headers: Headers, name: string, value: unknown): void {
   if (typeof value !== 'string' || value.length > MAX_PARAM_LENGTH) return;
   try {
@@ -68,7 +57,7 @@ function setIfValid(headers: Headers, name: string, value: unknown): void {
   }
 }
 
-/** The headers the caller would have sent over HTTP: params matched as header names are; trace context also from the upgrade. */
+/** The headers the caller would have sent over HTTP; trace context also from the upgrade. */
 function headersOf(connectionParams: Record<string, unknown> | undefined, upgrade: IncomingMessage): Headers {
   const headers = new Headers({ 'content-type': 'application/json', accept: 'application/graphql-response+json, text/event-stream' });
   for (const [key, value] of Object.entries(connectionParams ?? {})) {
@@ -104,13 +93,11 @@ async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
   return errors?.length ? errors : [unexpectedError()];
 }
 
-export function attachWebSockets(server: Server, options: WebSocketOptions): WebSockets {
+export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const { yoga, log } = options;
-  /** Per admitted connection: the headers of its requests, the caller its handshake admitted, its socket's queue, its operations. */
   const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
-  /** The operations of each open connection: close() waits for their streams. */
   const open = new Set<ConnectionOperations>();
-  const executing = new ExecutingOperations(options.executionLimits ?? WEBSOCKET_EXECUTION_LIMITS);
+  const executing = new ExecutingOperations(options.executionLimits ?? EXECUTION_LIMITS);
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
@@ -121,10 +108,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
 
   /** Runs a subscribe message as the HTTP request it stands for: its execution arguments, or the errors that refuse it. */
   async function run(ctx: object, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
-    // graphql-ws runs a subscribe message only once onConnect has admitted its connection.
     const connection = connections.get(ctx)!;
     const exchange: OperationExchange = { access, operation, executed: false };
-    // Aborted when the operation ends; a live stream's connection is ended through the socket's queue.
     const request = new Request(GRAPHQL_URL, { method: 'POST', headers: connection.headers, body: JSON.stringify(payload), signal: operation.signal });
     const serverContext = { websocketOperation: exchange, [LIVE_SOCKET]: connection.queue } as WebSocketServerContext;
     // An aborted request's fetch rejects at once while Yoga finishes; a stream it then starts is ended by Operation.attach.
@@ -224,7 +209,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
 
   let closing: Promise<void> | undefined;
   return {
-    close() {
+    /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
+    close(): Promise<void> {
       closing ??= (async () => {
         options.liveAudit.close();
         const deadline = Date.now() + COMPLETE_GRACE_MS;
@@ -239,7 +225,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions): Web
   };
 }
 
-/** A connection admitted by a token lasts as long as the token: at its expiry it is closed with 4403, its subscriptions with it. */
+/** A connection admitted by a token lasts as long as the token: at its expiry it is closed with 4403. */
 function closeAtExpiry(socket: WebSocket, expiresAt: number | undefined): void {
   if (expiresAt === undefined) return;
   let timer: NodeJS.Timeout;

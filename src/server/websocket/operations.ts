@@ -1,19 +1,13 @@
 /**
- * The operations of one WebSocket connection, each ended when graphql-ws completes it, a newer one
- * takes its id, or the socket closes: its signal aborts and its stream ends. graphql-ws 6.4 keeps
- * one record per id, and an id reused right after `complete` while the first onSubscribe still runs
- * lets the earlier call take the newer one's record, leaving a stream nobody ends.
+ * The operations of one WebSocket connection, each ended (signal aborted, stream ended) when completed, superseded
+ * or its socket closes: graphql-ws 6.4 keeps one record per id, which an id reused during onSubscribe would steal.
  */
-
-/** graphql-ws's and Yoga's streams are async generators. */
 type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
   readonly #aborter = new AbortController();
-  /** Aborted when the operation ends. */
   readonly signal = this.#aborter.signal;
   #stream: Stream | undefined;
-  /** Completed, superseded, or its socket closed. */
   ended = false;
   /** A newer subscribe message took this operation's id. */
   superseded = false;
@@ -46,27 +40,24 @@ export class Operation {
   }
 }
 
-/** Frees the stream's resources (a live subscription slot) in a later microtask; there is nobody to tell of a failure. */
+/** Frees the stream's resources (a live subscription slot) in a later microtask; nobody to tell of a failure. */
 function endStream(stream: Stream): void {
   void Promise.resolve()
     .then(() => stream.return?.())
     .catch(() => undefined);
 }
 
-/** Operations executing at once: on one connection, and on all of them together. */
 export interface ExecutionLimits {
   readonly perConnection: number;
   readonly total: number;
 }
 
-/** Executing operations of every connection, counted against `ExecutionLimits.total`. */
 export class ExecutingOperations {
   count = 0;
   constructor(readonly limits: ExecutionLimits) {}
 }
 
 export class ConnectionOperations {
-  /** The newest operation of each id. */
   readonly #byId = new Map<string, Operation>();
   /** graphql-ws's hooks name a subscribe message by its payload object. */
   readonly #byPayload = new WeakMap<object, Operation>();
@@ -98,7 +89,7 @@ export class ConnectionOperations {
     return operation;
   }
 
-  /** graphql-ws's onComplete. A superseded operation is never answered (see neverAnswered). */
+  /** A superseded operation is never answered (see neverAnswered). */
   complete(id: string, payload: object): Promise<never> | undefined {
     const operation = this.#byPayload.get(payload);
     if (operation?.superseded) return neverAnswered();
@@ -106,13 +97,11 @@ export class ConnectionOperations {
     return undefined;
   }
 
-  /** An operation that ended without graphql-ws completing it (refused in onSubscribe). */
   forget(id: string, operation: Operation): void {
     if (this.#byId.get(id) === operation) this.#byId.delete(id);
     operation.end();
   }
 
-  /** The socket closed. */
   endAll(): void {
     for (const operation of this.#byId.values()) operation.end();
     this.#byId.clear();
@@ -125,8 +114,7 @@ export class ConnectionOperations {
 }
 
 /**
- * What a superseded operation's onSubscribe, onOperation or onComplete returns: graphql-ws would
- * answer under the id and drop its record, both the newer operation's by now. Nothing refers to
- * the waiting call, so it is collected.
+ * What a superseded operation's graphql-ws hooks return: graphql-ws would answer under the id and drop its record,
+ * both the newer operation's by now. Nothing refers to the waiting call, so it is collected.
  */
 export const neverAnswered = (): Promise<never> => new Promise<never>(() => undefined);
