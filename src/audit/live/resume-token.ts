@@ -159,3 +159,23 @@ export function decodeResumeToken(token: string, now: number): ResumePoint {
   }
   return point;
 }
+
+/**
+ * A subscription's newest delivered records, as many as a token carries plus one (where boundedPoint
+ * raises the floor): kept up to date as records are taken, a token costs the same however many there are.
+ */
+export class NewestDelivered {
+  /** Oldest first. */
+  readonly #entries: DeliveredEntry[] = [];
+
+  add(entry: DeliveredEntry): void {
+    const at = this.#entries.findLastIndex((kept) => kept.timestamp <= entry.timestamp) + 1;
+    this.#entries.splice(at, 0, entry);
+    if (this.#entries.length > MAX_ENTRIES + 1) this.#entries.shift();
+  }
+
+  /** The entries stamped at or after `bound`, as a token takes them. */
+  since(bound: number): DeliveredEntry[] {
+    return this.#entries.filter((entry) => entry.timestamp >= bound);
+  }
+}

@@ -1,20 +1,12 @@
 /**
- * One live subscription: what it delivered (for exactly-once and its resume tokens), the records
- * waiting for the client (a catch-up, then a bounded number of live records), and the iterator
- * GraphQL reads. A record counts as delivered when the client takes it, so a token describes the
- * stream right after its own record; that moment and the queue's length are what a Repeater's
- * buffers do not expose. A client that does not keep up (`maxBuffered` records further behind than
- * it has been, or nothing taken for `stallMs` while records wait) is cut off with RATE_LIMITED and
- * its slot freed at once; a connection still undrained `endGraceMs` later is ended, as is that of
- * an ended stream whose client takes nothing for `endGraceMs`: the transport would wait for ever.
+ * One live subscription and the iterator GraphQL reads. A record counts as delivered when the client
+ * takes it, so a token describes the stream right after its record: a Repeater's buffers do not
+ * expose that moment, nor the queue's length, which tells a client that does not keep up.
  */
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
-import { NewestDelivered } from './newest-delivered.js';
-import { PendingRecords } from './pending.js';
-import { SettleWindow, type LiveRecord } from './records.js';
-import { encodeResumeToken, type DeliveredEntry } from './resume-token.js';
-import { StallWatch } from './stall-watch.js';
+import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
+import { encodeResumeToken, NewestDelivered, type DeliveredEntry } from './resume-token.js';
 
 /** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
@@ -42,17 +34,20 @@ export interface SubscriberOptions {
 /** How a stream ended: completed by the gateway, with an error, or left by its client. */
 export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
   readonly endIfUndrained?: (() => void) | undefined;
   readonly stallMs?: number | undefined;
   readonly endGraceMs?: number | undefined;
 }
 
-/** A pause this long with records waiting: the connection does not drain. */
-export const DEFAULT_STALL_MS = 10_000;
+/**
+ * Both transports ask for the next item once the last is written out: a pause this long with
+ * records waiting is a connection that does not drain.
+ */
+const DEFAULT_STALL_MS = 10_000;
 /** Time a cut-off client's connection has to drain, and an ended stream's client to take the rest. */
-export const DEFAULT_END_GRACE_MS = 5_000;
+const DEFAULT_END_GRACE_MS = 5_000;
 
 export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly floor: number;
@@ -75,7 +70,9 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #caughtUp: (() => void) | undefined;
   #connection: ConnectionOptions = {};
   #connectionChecked = false;
-  readonly #stall = new StallWatch({ limitMs: () => this.#pauseAllowed(), onStall: () => this.#stalled() });
+  #lastPull = performance.now();
+  /** Runs only while something waits for the client and it is not asking. */
+  #stallTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
@@ -172,14 +169,14 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#ending ??= ending;
     this.#detach();
     // A pause timed against the stall time is timed again against the shorter end grace.
-    this.#stall.stop();
+    this.#stopStallTimer();
     this.#flush();
   }
 
   /** Drops what waits and ends the stream with RATE_LIMITED; its connection is ended if undrained after the end grace. */
   #cutOff(): void {
     this.#pending.clear();
-    this.#stall.pulled();
+    this.#lastPull = performance.now();
     setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
     this.fail(
       new GatewayError(
@@ -213,6 +210,26 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   #endGraceMs(): number {
     return this.#connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
+  }
+
+  /** Unless already timing, times the client's pause while something waits for it. */
+  #armStallTimer(): void {
+    if (this.#stallTimer !== undefined) return;
+    const limit = this.#pauseAllowed();
+    if (limit === undefined) return;
+    this.#stallTimer = setTimeout(() => {
+      this.#stallTimer = undefined;
+      const allowed = this.#pauseAllowed();
+      if (allowed === undefined) return;
+      if (performance.now() - this.#lastPull < allowed) this.#armStallTimer();
+      else this.#stalled();
+    }, Math.max(0, limit - (performance.now() - this.#lastPull)));
+    this.#stallTimer.unref();
+  }
+
+  #stopStallTimer(): void {
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
   }
 
   #stalled(): void {
@@ -263,10 +280,10 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       const next = this.#nextResult();
       if (!next) return;
       this.#waiting = undefined;
-      this.#stall.pulled();
+      this.#lastPull = performance.now();
       waiting(next);
     }
-    this.#stall.arm();
+    this.#armStallTimer();
   }
 
   #nextResult(): IteratorResult<LiveItem> | undefined {
@@ -284,17 +301,17 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   #close(): void {
     this.#closed = true;
-    this.#stall.stop();
+    this.#stopStallTimer();
     this.#pending.clear();
     this.#detach();
   }
 
   next(): Promise<IteratorResult<LiveItem>> {
     if (this.#closed) return Promise.resolve({ done: true, value: undefined });
-    this.#stall.pulled();
+    this.#lastPull = performance.now();
     const ready = this.#nextResult();
     if (ready) {
-      this.#stall.arm();
+      this.#armStallTimer();
       return Promise.resolve(ready);
     }
     return new Promise((resolve) => {
