@@ -2,22 +2,21 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 
-/** The live filter in upstream terms (action spelled Create, Update, ...). */
+/** In upstream terms (action spelled Create, Update, ...). */
 export interface LiveFilter {
   readonly objectType?: string | undefined;
   readonly action?: string | undefined;
 }
 
-/** One poller per distinct key. */
 export const filterKey = (filter: LiveFilter): string => JSON.stringify([filter.objectType ?? null, filter.action ?? null]);
 
 export interface LiveRecord {
   readonly record: AuditRecord;
   readonly timestamp: number;
   readonly uuid: string;
-  /** Short digest of the uuid: what resume tokens carry. */
+  /** What resume tokens carry. */
   readonly digest: string;
-  /** Its entry in the filter's shared stream, when it came from one (replicas sharing Redis). */
+  /** Its entry in the filter's shared stream, when it came from one. */
   readonly position?: string;
 }
 
@@ -39,9 +38,8 @@ export function oldestFirst(a: Pick<LiveRecord, 'timestamp' | 'uuid'>, b: Pick<L
 const FORGET_ABOVE = 256;
 
 /**
- * What a poller or a subscriber has had of the records from the settle time before the newest of
- * them: a re-read of that time brings them back, so they are known by key; older ones, and any
- * before the floor, are refused by their time.
+ * The records a poller or subscriber had since the settle time before the newest: a re-read brings
+ * them back, so they are known by key; older ones, and any before the floor, are refused by time.
  */
 export class SettleWindow {
   #newest: number | undefined;
@@ -79,7 +77,6 @@ export class SettleWindow {
     if (this.#seen.size > this.#forgetAbove) this.#forgetOld();
   }
 
-  /** Forgets every key, keeping the window where it is. */
   forgetKeys(): void {
     this.#seen.clear();
   }
@@ -92,7 +89,7 @@ export class SettleWindow {
   }
 }
 
-/** Taken records are dropped from the front in slices this large, not one by one. */
+/** Taken records are dropped from the front in slices, not one by one. */
 const COMPACT_AT = 1024;
 
 /**

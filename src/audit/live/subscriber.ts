@@ -17,13 +17,12 @@ export interface SubscriberOptions {
   readonly filterKey: string;
   readonly floor: number;
   readonly settleMs: number;
-  /** Records the client may fall further behind than it has been before it counts as too slow. */
+  /** Records the client may fall further behind than it has been before it is cut off. */
   readonly maxBuffered: number;
   readonly now: () => number;
   /** Called once, as soon as the stream takes no more records. */
   readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
   readonly onDelivered?: (() => void) | undefined;
-  /** Where a resumed stream starts: records its predecessor delivered. */
   readonly resumedFrom?: {
     readonly newest: number;
     readonly delivered: readonly DeliveredEntry[];
@@ -31,7 +30,6 @@ export interface SubscriberOptions {
   };
 }
 
-/** How a stream ended: completed by the gateway, with an error, or left by its client. */
 export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
 interface ConnectionOptions {
@@ -52,20 +50,18 @@ const DEFAULT_END_GRACE_MS = 5_000;
 export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly floor: number;
   readonly #options: SubscriberOptions;
-  /** Delivered records, by digest. */
   readonly #window: SettleWindow;
   readonly #newestDelivered = new NewestDelivered();
-  /** The shared stream's id of the newest stream record taken. */
+  /** The shared stream's id of the newest record taken from it. */
   #position: string | undefined;
   readonly #pending = new PendingRecords();
-  /** While the catch-up read runs, the poller's batches wait here. */
+  /** The poller's batches, while the catch-up read runs. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
   /** No more records come: the slot is given back. */
   #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
-  /** Aborts when no more records are wanted: a catch-up read in flight stops at once. */
   readonly #abort = new AbortController();
   #caughtUp: (() => void) | undefined;
   #connection: ConnectionOptions = {};
@@ -82,7 +78,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     for (const entry of options.resumedFrom?.delivered ?? []) this.#remember(entry.digest, entry.timestamp);
   }
 
-  /** Aborted once the stream wants no more records (ended, cut off, or its client left). */
+  /** Aborted once the stream wants no more records: a catch-up read in flight stops at once. */
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
@@ -92,7 +88,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.has(digest) || this.#pending.has(digest);
   }
 
-  /** How this stream's connection is ended when its client stops reading, and how soon. */
   connect(connection: ConnectionOptions): void {
     this.#connection = connection;
   }
@@ -102,10 +97,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held ??= [];
   }
 
-  /**
-   * Queues the last part of the catch-up, then the batches held meanwhile: where this client starts.
-   * Resolves once the client has taken the catch-up (or the stream ended).
-   */
+  /** Queues the catch-up's last part, then the batches held meanwhile; resolves once the client has taken the catch-up. */
   release(catchUp: readonly LiveRecord[]): Promise<void> {
     const held = this.#held ?? [];
     this.#held = undefined;
@@ -155,12 +147,10 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.isNew(record.digest, record.timestamp) && !this.#pending.has(record.digest);
   }
 
-  /** Ends the stream after the queued records with this error. */
   fail(error: GatewayError): void {
     this.#end(error);
   }
 
-  /** Ends the stream after the queued records. */
   complete(): void {
     this.#end('complete');
   }
@@ -173,7 +163,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#flush();
   }
 
-  /** Drops what waits and ends the stream with RATE_LIMITED; its connection is ended if undrained after the end grace. */
+  /** Drops what waits; its connection is ended if still undrained after the end grace. */
   #cutOff(): void {
     this.#pending.clear();
     this.#lastPull = performance.now();
@@ -187,7 +177,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     );
   }
 
-  /** No more records will be added: the hub frees the slot, a catch-up read stops. */
   #detach(): void {
     if (this.#detached) return;
     this.#detached = true;
@@ -212,7 +201,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   }
 
-  /** Unless already timing, times the client's pause while something waits for it. */
+  /** Times the client's pause while something waits for it, unless already timing. */
   #armStallTimer(): void {
     if (this.#stallTimer !== undefined) return;
     const limit = this.#pauseAllowed();
