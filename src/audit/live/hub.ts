@@ -1,4 +1,4 @@
-/** Live audit subscriptions: argument checks, limits, one poller per filter, and the catch-up of `since` or `resumeAfter`. */
+/** Live audit subscriptions: argument checks, limits, one poller per filter, the catch-up of `since`/`resumeAfter`. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
@@ -199,7 +199,7 @@ export class LiveAudit {
     const { shared, settleMs, now } = this.#options;
     const log = this.#options.log.child({ component: 'live-audit' });
     const horizonMs = TOKEN_VALIDITY_MS + 2 * settleMs;
-    const poller = new FilterPoller(key, filter, floor, {
+    const poller = new FilterPoller(filter, floor, {
       ...this.#options,
       identity: this.#options.identity!,
       log,

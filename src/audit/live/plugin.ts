@@ -17,7 +17,7 @@ export function liveAuditOf(context: object): LiveAudit {
   return live;
 }
 
-/** Ends an operation's connection if it still holds unsent data: neither transport notices, as both wait for the client. */
+/** Ends an operation's connection if it holds unsent data: neither transport notices, both wait for the client. */
 function connectionEnderOf(context: object): (() => void) | undefined {
   const socket = (context as { [LIVE_SOCKET]?: { endIfUndrained(): void } })[LIVE_SOCKET];
   if (socket) return () => socket.endIfUndrained();

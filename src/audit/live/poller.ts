@@ -36,7 +36,6 @@ export function asGatewayError(error: unknown): GatewayError {
 const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () => {} };
 
 export class FilterPoller {
-  readonly key: string;
   readonly filter: LiveFilter;
   readonly #options: PollerOptions;
   readonly #subscribers = new Set<LiveSubscriber>();
@@ -52,8 +51,7 @@ export class FilterPoller {
   #role: FeedRole | undefined;
   polls = 0;
 
-  constructor(key: string, filter: LiveFilter, floor: number, options: PollerOptions) {
-    this.key = key;
+  constructor(filter: LiveFilter, floor: number, options: PollerOptions) {
     this.filter = filter;
     this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;

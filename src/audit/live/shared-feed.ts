@@ -50,6 +50,7 @@ export class SharedFeed {
   readonly #options: SharedFeedOptions;
   readonly #lease: FilterLease;
   readonly #reader: BlockingReader;
+  readonly streamKey: string;
   #holding = false;
   #stopped = false;
   /** A poll interval may exceed the lease: between polls the holder renews it and the others contend for it. */
@@ -59,11 +60,8 @@ export class SharedFeed {
   constructor(filterKey: string, options: SharedFeedOptions) {
     this.#options = options;
     this.#lease = new FilterLease(options.store, filterKey, Math.ceil((options.leaseMs * 2) / 3));
+    this.streamKey = this.#lease.streamKey;
     this.#reader = options.store.blockingReader(BLOCK_MS);
-  }
-
-  get streamKey(): string {
-    return this.#lease.streamKey;
   }
 
   /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */

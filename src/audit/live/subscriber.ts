@@ -97,7 +97,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held ??= [];
   }
 
-  /** Queues the catch-up's last part, then the batches held meanwhile; resolves once the client has taken the catch-up. */
+  /** Queues the catch-up's last part, then the batches held meanwhile; resolves once the client took the catch-up. */
   release(catchUp: readonly LiveRecord[]): Promise<void> {
     const held = this.#held ?? [];
     this.#held = undefined;

@@ -13,13 +13,13 @@ import { HeapEstimate } from './heap-estimate.js';
 import { oldestFirst, toLiveRecord, type LiveFilter, type LiveRecord } from './records.js';
 
 export const UPSTREAM_PAGE_SIZE = 5000;
-/** A window not ended within this many pages is an upstream error: delivering part would move past its oldest records. */
+/** A window not ended within this many pages is an upstream error: delivering part would skip its oldest records. */
 export const MAX_PAGES_PER_READ = 40;
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 /** Upstream pages all live reads have in flight at once: a full page is large to receive and parse. */
 export const LIVE_PAGES_IN_FLIGHT = 4;
 
-/** The estimated heap of the records all live reads keep, and their page turns: against endless pages of large records. */
+/** The estimated heap all live reads keep, and their page turns: against endless pages of large records. */
 export class ReadBudget extends ByteReservations {
   readonly pages = new Turns(LIVE_PAGES_IN_FLIGHT);
 }
