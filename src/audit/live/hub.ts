@@ -115,12 +115,12 @@ export class LiveAudit {
    * `endIfUndrained` ends its connection should its client stop reading.
    */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
-    const { now, settleMs, maxSubscriptions } = this.#options;
+    const { now, settleMs, maxSubscriptions, maxFilters } = this.#options;
     const identity = this.#options.identity;
     if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
-    if (this.#closed) return emptyStream();
+    if (this.#closed) return (async function* closed() {})();
     if (this.#subscribers.size >= maxSubscriptions) {
       const message = `This gateway serves at most ${maxSubscriptions} live subscriptions at once; try again later.`;
       throw rateLimited('RateLimitedError', message, maxSubscriptions);
@@ -132,7 +132,6 @@ export class LiveAudit {
       const message = `A caller may hold at most ${perCaller} live subscriptions at once; end one, or try again later.`;
       throw rateLimited('CallerRateLimitedError', message, perCaller);
     }
-    const { maxFilters } = this.#options;
     if (!this.#pollers.has(key) && this.#pollers.size >= maxFilters) {
       const message = `This gateway polls at most ${maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`;
       throw rateLimited('GatewayError', message, maxFilters);
@@ -264,7 +263,7 @@ export class LiveAudit {
         }
         // Not empty: a read that keeps nothing of an unfinished window fails instead.
         if (!part.complete) from = part.records.at(-1)!.timestamp;
-        await atMost(CATCH_UP_TURN_MS, taken);
+        await Promise.race([taken, sleep(CATCH_UP_TURN_MS, undefined, { ref: false })]);
         if (part.complete) return;
       } catch (error) {
         if (signal.aborted) return;
@@ -308,12 +307,4 @@ export class LiveAudit {
     this.#closed = true;
     for (const subscriber of [...this.#subscribers]) subscriber.complete();
   }
-}
-
-async function atMost(ms: number, promise: Promise<void>): Promise<void> {
-  await Promise.race([promise, sleep(ms, undefined, { ref: false })]);
-}
-
-function emptyStream(): AsyncIterableIterator<LiveItem> {
-  return (async function* empty() {})();
 }
