@@ -1,7 +1,7 @@
 /** The small parts of the live flow: catch-up turns, and how far behind a client counts as. */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { PendingRecords } from '../../src/audit/live/pending.js';
+import { PendingRecords } from '../../src/audit/live/records.js';
 import { toLiveRecord, type LiveRecord } from '../../src/audit/live/records.js';
 import { Turns } from '../../src/lib/turns.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';

@@ -550,11 +550,8 @@ describe('connections and shutdown', () => {
   it('tells a stream its connection and the configured stall and grace times', async () => {
     const identity = fakeIdentity();
     const { live } = hub(identity, { stallMs: 50, endGraceMs: 20 });
-    const stream = live.subscribe({});
     const ended: string[] = [];
-    live.connect(stream, () => ended.push('ended'));
-    // A stream of another kind is left alone.
-    live.connect((async function* none() {})(), () => ended.push('other'));
+    const stream = live.subscribe({}, () => ended.push('ended'));
     await until(() => identity.queries.length > 0, 'a poll');
     identity.records.push(auditRecord(1, Date.now()), auditRecord(2, Date.now()));
     // The client takes nothing: cut off after the stall time, its connection ended after the grace.

@@ -1,8 +1,7 @@
 /** The newest delivered records a subscription keeps for its tokens: how many, and which. */
 import { describe, expect, it } from 'vitest';
-import { NewestDelivered } from '../../src/audit/live/newest-delivered.js';
 import { digestOf } from '../../src/audit/live/records.js';
-import { MAX_ENTRIES, type DeliveredEntry } from '../../src/audit/live/resume-token.js';
+import { MAX_ENTRIES, NewestDelivered, type DeliveredEntry } from '../../src/audit/live/resume-token.js';
 
 const now = Date.UTC(2026, 10, 23, 12, 0, 0);
 

@@ -1,14 +1,13 @@
 /**
  * What a resume token carries of the records its stream delivered: the newest MAX_ENTRIES within
  * the settle time, the floor raised above those left out. Kept as records are taken
- * (src/audit/live/newest-delivered.ts); these compare it with the whole history, ties and late records
+ * (src/audit/live/resume-token.ts); these compare it with the whole history, ties and late records
  * included.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NewestDelivered } from '../../src/audit/live/newest-delivered.js';
 import { digestOf, toLiveRecord } from '../../src/audit/live/records.js';
-import { boundedPoint, decodeResumeToken, MAX_ENTRIES, type DeliveredEntry, type ResumePoint } from '../../src/audit/live/resume-token.js';
+import { boundedPoint, decodeResumeToken, MAX_ENTRIES, NewestDelivered, type DeliveredEntry, type ResumePoint } from '../../src/audit/live/resume-token.js';
 import { LiveSubscriber, type LiveItem } from '../../src/audit/live/subscriber.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 

@@ -7,7 +7,7 @@ import { GatewayError, UpstreamError } from '../../src/lib/errors.js';
 import { asGatewayError, FilterPoller, type PollerOptions } from '../../src/audit/live/poller.js';
 import { HeapEstimate } from '../../src/audit/live/heap-estimate.js';
 import { ReadBudget } from '../../src/audit/live/window-read.js';
-import { filterKey, type LiveFilter, type LiveRecord } from '../../src/audit/live/records.js';
+import { type LiveFilter, type LiveRecord } from '../../src/audit/live/records.js';
 import type { LiveSubscriber } from '../../src/audit/live/subscriber.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { IdentityApi } from '../../src/upstream/types.js';
@@ -34,7 +34,7 @@ function fakeSubscriber(floor = start) {
 function poller(identity: IdentityApi, options: Partial<PollerOptions> = {}, floor = start) {
   const { log, memory } = memoryLogger();
   const stopped: FilterPoller[] = [];
-  const created = new FilterPoller(filterKey(filter), filter, floor, {
+  const created = new FilterPoller(filter, floor, {
     identity,
     log,
     pollMs: POLL_MS,

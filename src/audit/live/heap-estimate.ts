@@ -1,8 +1,6 @@
 /**
- * The heap a value parsed from JSON takes, estimated from above by V8's object layout: small
- * objects keep properties in place, large ones become dictionaries, each key seen for the first
- * time costs its string and the shapes made for it, and a string holding a character past
- * Latin-1 takes two bytes a character.
+ * The heap a value parsed from JSON takes, estimated from above by V8's layout: large objects become
+ * dictionaries, a new key costs its string and shapes, a string past Latin-1 two bytes a character.
  */
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 

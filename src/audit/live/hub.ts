@@ -1,7 +1,4 @@
-/**
- * Live audit subscriptions of one gateway: argument checks, the subscription limits, one shared
- * poller per filter, and the catch-up read of subscriptions that give `since` or `resumeAfter`.
- */
+/** Live audit subscriptions: argument checks, limits, one poller per filter, the catch-up of `since`/`resumeAfter`. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
@@ -18,10 +15,7 @@ import { SharedFeed, StreamGap } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
 
-/**
- * Why a subscription ended: its client left (`client`), the gateway shut down (`shutdown`), or the
- * code of the error that ended it.
- */
+/** Why a subscription ended: its client left, the gateway shut down, or the code of the error that ended it. */
 export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
 
 /** Hooks for metrics, as upstream calls have theirs (src/upstream/events.ts); one that throws is ignored. */
@@ -40,20 +34,16 @@ export interface LiveAuditOptions {
   readonly maxSubscriptionsPerCaller?: number | undefined;
   /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
   readonly maxFilters: number;
-  /** Records a client may fall behind before it is cut off. */
   readonly maxBuffered?: number;
-  /** How long a client may take nothing while records wait for it. */
   readonly stallMs?: number;
-  /** How long an ended stream waits for its client before the connection is ended. */
   readonly endGraceMs?: number;
   readonly pageSize?: number;
   /** Deadline of each catch-up read, as of a query; the live stream itself has none. */
   readonly catchUpTimeoutMs?: number;
-  /** Estimated heap every live read of the process may hold at once. */
   readonly maxReadBytes?: number;
   readonly now?: () => number;
   readonly events?: LiveAuditEvents | undefined;
-  /** Replicas sharing Redis: one upstream poller per filter for all of them. */
+  /** Replicas sharing Redis: one poller per filter for all of them. */
   readonly shared?: { readonly store: SharedStore; readonly leaseMs: number } | undefined;
 }
 
@@ -61,29 +51,25 @@ export interface LiveSubscribeArgs {
   readonly filter?: { readonly objectType?: string | null; readonly action?: string | null } | null | undefined;
   readonly since?: Date | null | undefined;
   readonly resumeAfter?: string | null | undefined;
-  /** For the per-caller limit. */
   readonly callerId?: string | undefined;
 }
 
 export interface LiveAuditStats {
   readonly subscriptions: number;
-  /** Since the gateway started. */
   readonly started: number;
   readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
 }
 
 const MAX_OBJECT_TYPE_CHARS = 256;
-/** How far back `since` may reach: as far as a resume token does. */
+/** `since` reaches as far back as a resume token, give or take the time a client's "15 minutes ago" takes to arrive. */
 const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
-/** A `since` computed as "15 minutes ago" by a client arrives a little later than that. */
 const SINCE_TOLERANCE_MS = 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
 const ANONYMOUS_CALLER = 'anonymous';
 /** Catch-ups under way at once: each calls the upstream and holds its records until its client has them. */
 export const CATCH_UP_TURNS = 4;
 /** A client slow to take its replay passes the turn on after this long, and reads on. */
-export const CATCH_UP_TURN_MS = 30_000;
-/** REQUEST_TIMEOUT_MS's default. */
+const CATCH_UP_TURN_MS = 30_000;
 const CATCH_UP_READ_TIMEOUT_MS = 30_000;
 
 const rateLimited = (name: string, message: string, limit: number): GatewayError =>
@@ -113,7 +99,6 @@ export class LiveAudit {
   readonly #options: LiveAuditOptions & { now: () => number };
   readonly #pollers = new Map<string, FilterPoller>();
   readonly #subscribers = new Set<LiveSubscriber>();
-  /** Open subscriptions by caller id. */
   readonly #byCaller = new Map<string, number>();
   readonly #catchUpTurns = new Turns(CATCH_UP_TURNS);
   readonly #readBudget: ReadBudget;
@@ -125,14 +110,17 @@ export class LiveAudit {
     this.#readBudget = new ReadBudget(options.maxReadBytes ?? DEFAULT_LIVE_READ_BYTES);
   }
 
-  /** Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED. */
-  subscribe(args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
-    const { now, settleMs, maxSubscriptions } = this.#options;
+  /**
+   * Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED.
+   * `endIfUndrained` ends its connection should its client stop reading.
+   */
+  subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
+    const { now, settleMs, maxSubscriptions, maxFilters } = this.#options;
     const identity = this.#options.identity;
     if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
-    if (this.#closed) return emptyStream();
+    if (this.#closed) return (async function* closed() {})();
     if (this.#subscribers.size >= maxSubscriptions) {
       const message = `This gateway serves at most ${maxSubscriptions} live subscriptions at once; try again later.`;
       throw rateLimited('RateLimitedError', message, maxSubscriptions);
@@ -144,7 +132,6 @@ export class LiveAudit {
       const message = `A caller may hold at most ${perCaller} live subscriptions at once; end one, or try again later.`;
       throw rateLimited('CallerRateLimitedError', message, perCaller);
     }
-    const { maxFilters } = this.#options;
     if (!this.#pollers.has(key) && this.#pollers.size >= maxFilters) {
       const message = `This gateway polls at most ${maxFilters} distinct filters at once; subscribe with a filter already in use, or try again later.`;
       throw rateLimited('GatewayError', message, maxFilters);
@@ -165,6 +152,7 @@ export class LiveAudit {
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
     });
+    subscriber.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
     this.#started++;
@@ -210,7 +198,7 @@ export class LiveAudit {
     const { shared, settleMs, now } = this.#options;
     const log = this.#options.log.child({ component: 'live-audit' });
     const horizonMs = TOKEN_VALIDITY_MS + 2 * settleMs;
-    const poller = new FilterPoller(key, filter, floor, {
+    const poller = new FilterPoller(filter, floor, {
       ...this.#options,
       identity: this.#options.identity!,
       log,
@@ -223,10 +211,7 @@ export class LiveAudit {
     return poller;
   }
 
-  /**
-   * Catches a resume up from the filter's stream, part by part as the client takes them. False
-   * when the stream no longer holds the position (trimmed, Redis restarted or away).
-   */
+  /** Catches a resume up from the filter's stream, part by part; false when the stream no longer holds the position. */
   async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
     try {
       for await (const part of feed.after(position)) {
@@ -242,11 +227,8 @@ export class LiveAudit {
   }
 
   /**
-   * Reads from the subscription's floor up to now, retried like a poll, with the deadline of a
-   * query for each read, then lets the live records through. A window larger than the live reads
-   * may hold comes in parts, oldest first, each read once the client has taken the one before. A
-   * turn is held from a read until the client has taken its part (or for CATCH_UP_TURN_MS), so
-   * that only a few catch-ups use the upstream and memory at once.
+   * Reads from the floor up to now, retried like a poll, then lets the live records through. A window
+   * larger than a read may hold comes in parts, each read once the client has taken the one before.
    */
   async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
     const { now, log, pollMs, giveUpMs } = this.#options;
@@ -281,7 +263,7 @@ export class LiveAudit {
         }
         // Not empty: a read that keeps nothing of an unfinished window fails instead.
         if (!part.complete) from = part.records.at(-1)!.timestamp;
-        await atMost(CATCH_UP_TURN_MS, taken);
+        await Promise.race([taken, sleep(CATCH_UP_TURN_MS, undefined, { ref: false })]);
         if (part.complete) return;
       } catch (error) {
         if (signal.aborted) return;
@@ -304,12 +286,6 @@ export class LiveAudit {
     }
   }
 
-  /** Tells a stream how to end its client's connection should the client stop reading. */
-  connect(stream: AsyncIterableIterator<LiveItem>, endIfUndrained: (() => void) | undefined): void {
-    if (!(stream instanceof LiveSubscriber)) return;
-    stream.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
-  }
-
   #remove(subscriber: LiveSubscriber, key: string, callerId: string): void {
     this.#subscribers.delete(subscriber);
     const holds = this.#byCaller.get(callerId)! - 1;
@@ -326,19 +302,9 @@ export class LiveAudit {
     };
   }
 
-  /** Ends every stream cleanly (their clients see `complete`) and stops polling. Idempotent. */
+  /** Ends every stream cleanly; each poller stops with its last subscriber. */
   close(): void {
     this.#closed = true;
-    // Each poller stops as its last subscriber leaves.
     for (const subscriber of [...this.#subscribers]) subscriber.complete();
   }
-}
-
-/** Waits for `promise`, `ms` at most. */
-async function atMost(ms: number, promise: Promise<void>): Promise<void> {
-  await Promise.race([promise, sleep(ms, undefined, { ref: false })]);
-}
-
-function emptyStream(): AsyncIterableIterator<LiveItem> {
-  return (async function* empty() {})();
 }

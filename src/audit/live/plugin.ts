@@ -1,7 +1,4 @@
-/**
- * Puts the gateway's LiveAudit on every GraphQL context, and answers a subscription refused for
- * the subscription limit with HTTP 429 and `retry-after` (SSE) instead of a 200 stream holding one error.
- */
+/** Puts the LiveAudit on every context; a subscription refused for a limit is answered 429 with `retry-after` (SSE). */
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -20,11 +17,7 @@ export function liveAuditOf(context: object): LiveAudit {
   return live;
 }
 
-/**
- * Ends the connection of a subscription whose client stopped reading, if it still holds data it
- * could not send: neither transport notices, as both wait for the client. SSE: the Node response
- * Yoga puts on the context; WebSocket: the socket's send queue, shared by its subscriptions.
- */
+/** Ends an operation's connection if it holds unsent data: neither transport notices, both wait for the client. */
 function connectionEnderOf(context: object): (() => void) | undefined {
   const socket = (context as { [LIVE_SOCKET]?: { endIfUndrained(): void } })[LIVE_SOCKET];
   if (socket) return () => socket.endIfUndrained();
@@ -35,12 +28,8 @@ function connectionEnderOf(context: object): (() => void) | undefined {
   };
 }
 
-/** Starts a subscription for an operation, able to end the operation's connection. */
 export function subscribeLive(context: object, args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
-  const live = liveAuditOf(context);
-  const stream = live.subscribe(args);
-  live.connect(stream, connectionEnderOf(context));
-  return stream;
+  return liveAuditOf(context).subscribe(args, connectionEnderOf(context));
 }
 
 const isRateLimited = (error: GraphQLError) =>
@@ -48,7 +37,6 @@ const isRateLimited = (error: GraphQLError) =>
   (error.originalError instanceof GatewayError && error.originalError.code === 'RATE_LIMITED');
 
 export function useLiveAudit(live: LiveAudit): Plugin {
-  /** The stream of an HTTP request until its response is known. */
   const streams = new WeakMap<Request, AsyncIterable<unknown>>();
   return {
     onContextBuilding: ({ extendContext }) => extendContext({ [LIVE_AUDIT_FIELD]: live } as object),

@@ -1,14 +1,8 @@
 /**
- * The poller of one filter, shared by its subscriptions. Each poll reads from the settle time
- * before the newest record it delivered (late records are still in it) up to now, and hands what
- * it has not seen, oldest first, to every subscriber; a window larger than the reads may hold comes
- * in parts, one a poll. Failures are retried at the next poll until the upstream has failed for
- * `giveUpMs`: then the streams end with the error.
- *
- * With a shared feed (replicas sharing Redis) only the lease holder reads the upstream, appending
- * to the filter's stream; every replica delivers what its feed reads from the stream, and its
- * window follows the stream, so the next holder reads on from there. While Redis does not answer,
- * each replica polls on its own.
+ * The poller of one filter, shared by its subscriptions: each poll reads from the settle time before
+ * the newest record it delivered (late records are still in it) up to now. With a shared feed only
+ * the lease holder reads the upstream, into the filter's stream; every replica delivers what the
+ * stream brings, and its window follows the stream, so the next holder reads on from there.
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
@@ -27,7 +21,6 @@ export interface PollerOptions {
   readonly now: () => number;
   readonly budget: ReadBudget;
   readonly pageSize?: number;
-  /** Called when the poller stops (last subscriber gone, or given up). */
   readonly onStop: (poller: FilterPoller) => void;
   /** Unset: this process polls for itself. */
   readonly feed?: SharedFeed | undefined;
@@ -43,7 +36,6 @@ export function asGatewayError(error: unknown): GatewayError {
 const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () => {} };
 
 export class FilterPoller {
-  readonly key: string;
   readonly filter: LiveFilter;
   readonly #options: PollerOptions;
   readonly #subscribers = new Set<LiveSubscriber>();
@@ -57,11 +49,9 @@ export class FilterPoller {
   /** The next poll is due at once: the lease was taken while a poll was under way. */
   #pollAgain = false;
   #role: FeedRole | undefined;
-  /** Upstream reads made. */
   polls = 0;
 
-  constructor(key: string, filter: LiveFilter, floor: number, options: PollerOptions) {
-    this.key = key;
+  constructor(filter: LiveFilter, floor: number, options: PollerOptions) {
     this.filter = filter;
     this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
@@ -135,8 +125,8 @@ export class FilterPoller {
     const { now, log } = this.#options;
     const fromMillis = this.#window.start;
     const toMillis = now();
+    this.polls++;
     try {
-      this.polls++;
       const part =
         fromMillis > toMillis
           ? NOTHING_TO_READ
@@ -207,7 +197,6 @@ export class FilterPoller {
     for (const subscriber of this.#subscribers) subscriber.offer(records);
   }
 
-  /** Moves the window on past `records`. */
   #note(records: readonly LiveRecord[]): void {
     for (const record of records) this.#window.note(record.uuid, record.timestamp);
   }

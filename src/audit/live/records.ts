@@ -2,22 +2,21 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 
-/** The live filter in upstream terms (action spelled Create, Update, ...). */
+/** In upstream terms (action spelled Create, Update, ...). */
 export interface LiveFilter {
   readonly objectType?: string | undefined;
   readonly action?: string | undefined;
 }
 
-/** One poller per distinct key. */
 export const filterKey = (filter: LiveFilter): string => JSON.stringify([filter.objectType ?? null, filter.action ?? null]);
 
 export interface LiveRecord {
   readonly record: AuditRecord;
   readonly timestamp: number;
   readonly uuid: string;
-  /** Short digest of the uuid: what resume tokens carry. */
+  /** What resume tokens carry. */
   readonly digest: string;
-  /** Its entry in the filter's shared stream, when it came from one (replicas sharing Redis). */
+  /** Its entry in the filter's shared stream, when it came from one. */
   readonly position?: string;
 }
 
@@ -39,9 +38,8 @@ export function oldestFirst(a: Pick<LiveRecord, 'timestamp' | 'uuid'>, b: Pick<L
 const FORGET_ABOVE = 256;
 
 /**
- * What a poller or a subscriber has had of the records from the settle time before the newest of
- * them: a re-read of that time brings them back, so they are known by key; older ones, and any
- * before the floor, are refused by their time.
+ * The records a poller or subscriber had since the settle time before the newest: a re-read brings
+ * them back, so they are known by key; older ones, and any before the floor, are refused by time.
  */
 export class SettleWindow {
   #newest: number | undefined;
@@ -79,7 +77,6 @@ export class SettleWindow {
     if (this.#seen.size > this.#forgetAbove) this.#forgetOld();
   }
 
-  /** Forgets every key, keeping the window where it is. */
   forgetKeys(): void {
     this.#seen.clear();
   }
@@ -89,5 +86,76 @@ export class SettleWindow {
     const start = this.start;
     for (const [key, timestamp] of this.#seen) if (timestamp < start) this.#seen.delete(key);
     this.#forgetAbove = Math.max(FORGET_ABOVE, this.#seen.size * 2);
+  }
+}
+
+/** Taken records are dropped from the front in slices, not one by one. */
+const COMPACT_AT = 1024;
+
+/**
+ * The records a subscriber accepted and its client has not taken, a catch-up first. How far the
+ * client fell behind counts from the fewest it has had waiting since the catch-up: a long replay is
+ * where it starts, and it keeps up while it takes records as fast as new ones arrive.
+ */
+export class PendingRecords {
+  #records: LiveRecord[] = [];
+  #next = 0;
+  readonly #digests = new Set<string>();
+  #catchUpLeft = 0;
+  /** The fewest records waiting since the catch-up was handed over (0 without one). */
+  #lowWater = 0;
+
+  get size(): number {
+    return this.#records.length - this.#next;
+  }
+
+  /** Records the client has fallen behind since it was least behind. */
+  get behind(): number {
+    return this.size - this.#lowWater;
+  }
+
+  get catchingUp(): boolean {
+    return this.#catchUpLeft > 0;
+  }
+
+  has(digest: string): boolean {
+    return this.#digests.has(digest);
+  }
+
+  /** A catch-up goes ahead of every live record: it is added, in one part or several, while nothing else waits. */
+  addCatchUp(record: LiveRecord): void {
+    this.add(record);
+    this.#catchUpLeft++;
+  }
+
+  /** Whatever waits now is where the client starts from (a catch-up and the records held meanwhile). */
+  startHere(): void {
+    this.#lowWater = this.size;
+  }
+
+  add(record: LiveRecord): void {
+    this.#records.push(record);
+    this.#digests.add(record.digest);
+  }
+
+  take(): LiveRecord | undefined {
+    if (this.size === 0) return undefined;
+    const record = this.#records[this.#next++]!;
+    this.#digests.delete(record.digest);
+    this.#catchUpLeft = Math.max(0, this.#catchUpLeft - 1);
+    this.#lowWater = Math.min(this.#lowWater, this.size);
+    if (this.#next >= COMPACT_AT && this.#next * 2 >= this.#records.length) {
+      this.#records = this.#records.slice(this.#next);
+      this.#next = 0;
+    }
+    return record;
+  }
+
+  clear(): void {
+    this.#records = [];
+    this.#next = 0;
+    this.#digests.clear();
+    this.#catchUpLeft = 0;
+    this.#lowWater = 0;
   }
 }

@@ -1,11 +1,7 @@
 /**
- * `resumeAfter` tokens: where a stream stood right after one record. A token carries the filter,
- * the newest time delivered, the oldest time the new stream may deliver, when it was issued, and
- * the digests of the records delivered within the settle time before it (a re-read would repeat
- * them); with replicas sharing Redis also the filter's stream position (version 3; version 2 has
- * none). Binary, base64url, with a CRC-32 at the end against tokens cut short or altered. Tokens
- * are not signed: a decoded one is refused unless the gateway could have issued it, and the hub
- * gives its filter and floor the checks the arguments get.
+ * `resumeAfter` tokens: where a stream stood right after one record, with the digests of the records
+ * delivered within the settle time before it (a re-read would repeat them) and, with Redis, the
+ * stream position (version 3). Not signed: a token is refused unless the gateway could have issued it.
  */
 import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../../lib/checksum.js';
 import { BadUserInputError } from '../../lib/errors.js';
@@ -30,7 +26,6 @@ export interface DeliveredEntry {
 
 export interface ResumePoint {
   readonly filterKey: string;
-  /** Newest record time delivered up to the token's record. */
   readonly newest: number;
   /** The resumed stream delivers nothing stamped before this. */
   readonly floor: number;
@@ -77,7 +72,7 @@ export function encodeResumeToken(input: ResumePoint): string {
   return buffer.toString('base64url');
 }
 
-/** A key as `filterKey` writes it: another spelling of one filter would be polled apart. */
+/** Another spelling of one filter would be polled apart. */
 function isFilterKey(key: string): boolean {
   try {
     const parsed: unknown = JSON.parse(key);
@@ -158,4 +153,24 @@ export function decodeResumeToken(token: string, now: number): ResumePoint {
     throw new BadUserInputError('resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.');
   }
   return point;
+}
+
+/**
+ * A subscription's newest delivered records, as many as a token carries plus one (where boundedPoint
+ * raises the floor): kept up to date as records are taken, a token costs the same however many there are.
+ */
+export class NewestDelivered {
+  /** Oldest first. */
+  readonly #entries: DeliveredEntry[] = [];
+
+  add(entry: DeliveredEntry): void {
+    const at = this.#entries.findLastIndex((kept) => kept.timestamp <= entry.timestamp) + 1;
+    this.#entries.splice(at, 0, entry);
+    if (this.#entries.length > MAX_ENTRIES + 1) this.#entries.shift();
+  }
+
+  /** The entries stamped at or after `bound`, as a token takes them. */
+  since(bound: number): DeliveredEntry[] {
+    return this.#entries.filter((entry) => entry.timestamp >= bound);
+  }
 }

@@ -1,12 +1,8 @@
 /**
- * One filter's share of the live tail when replicas share Redis: the replica holding the filter's
- * lease polls the upstream and appends to the filter's stream (fenced, see FilterLease); every
- * replica with subscribers of the filter reads the stream with one blocking reader and hands the
- * entries to its poller. The stream's order is the order every subscriber sees. The lease expires
- * two thirds of the lease time after its last renewal; the holder renews it every third and every
- * other replica tries to take it as often, so a holder that dies or stalls is replaced within the
- * lease. The holder releases it with its last subscriber. While Redis does not answer, the replica
- * polls for its own subscribers (role `local`).
+ * One filter's live tail when replicas share Redis: the lease holder appends its polls to the
+ * filter's stream (fenced, see FilterLease), and every replica reads the stream with one blocking
+ * reader, so all subscribers see its order. The lease lasts two thirds of `leaseMs` and is renewed,
+ * or contended for, every third: a holder that dies is replaced within `leaseMs`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -27,13 +23,12 @@ export interface SharedFeedOptions {
   readonly horizonMs: number;
   readonly log: Logger;
   readonly now: () => number;
-  /** How long one blocking read waits for entries before it is made again. */
-  readonly blockMs?: number;
 }
 
 const ENTRY_KIND = 'live-record';
 const ENTRY_FIELD = 'r';
-const DEFAULT_BLOCK_MS = 2000;
+/** How long one blocking read waits for entries before it is made again. */
+const BLOCK_MS = 2000;
 /** Pause before a stream read is tried again once Redis did not answer. */
 const RETRY_READ_MS = 200;
 /** Entries per append script and per catch-up range. */
@@ -45,7 +40,7 @@ const BATCH = 500;
 const CLOCK_SKEW_MS = 60_000;
 
 /** As (milliseconds, sequence). */
-export function compareStreamIds(a: string, b: string): number {
+function compareStreamIds(a: string, b: string): number {
   const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
   const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
   return aMs === bMs ? Number(aSeq - bSeq) : aMs < bMs ? -1 : 1;
@@ -55,20 +50,18 @@ export class SharedFeed {
   readonly #options: SharedFeedOptions;
   readonly #lease: FilterLease;
   readonly #reader: BlockingReader;
+  readonly streamKey: string;
   #holding = false;
   #stopped = false;
-  /** Between polls (a poll interval may exceed the lease) the holder renews its lease and the others contend for it. */
+  /** A poll interval may exceed the lease: between polls the holder renews it and the others contend for it. */
   #keeping: NodeJS.Timeout | undefined;
   #onLeaseTaken: (() => void) | undefined;
 
   constructor(filterKey: string, options: SharedFeedOptions) {
     this.#options = options;
     this.#lease = new FilterLease(options.store, filterKey, Math.ceil((options.leaseMs * 2) / 3));
-    this.#reader = options.store.blockingReader(options.blockMs ?? DEFAULT_BLOCK_MS);
-  }
-
-  get streamKey(): string {
-    return this.#lease.streamKey;
+    this.streamKey = this.#lease.streamKey;
+    this.#reader = options.store.blockingReader(BLOCK_MS);
   }
 
   /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */
@@ -79,7 +72,6 @@ export class SharedFeed {
     return this.#holding ? 'holder' : 'follower';
   }
 
-  /** Called when this replica takes the lease between polls: its poller then polls as the holder. */
   onLeaseTaken(listener: () => void): void {
     this.#onLeaseTaken = listener;
   }
@@ -113,10 +105,7 @@ export class SharedFeed {
     return 'appended';
   }
 
-  /**
-   * Reads the stream from the entries appended `fromMillis` on (less the clock skew) until stopped,
-   * handing each batch to `deliver`, oldest first.
-   */
+  /** Hands `deliver` the stream's entries from `fromMillis` on (less the clock skew), until stopped. */
   follow(fromMillis: number, deliver: (records: LiveRecord[]) => void): void {
     let position = `${Math.max(0, Math.floor(fromMillis - CLOCK_SKEW_MS))}-0`;
     void (async () => {
@@ -138,10 +127,7 @@ export class SharedFeed {
     this.#keeping.unref();
   }
 
-  /**
-   * The entries after `position`, in batches, oldest first: undefined when the stream no longer
-   * holds that position (trimmed, or Redis restarted empty) or Redis does not answer.
-   */
+  /** The entries after `position`, in batches; StreamGap when the stream no longer holds it or Redis does not answer. */
   async *after(position: string): AsyncGenerator<LiveRecord[], void, undefined> {
     const { store } = this.#options;
     const first = await store.streamFirstId(this.streamKey);

@@ -1,20 +1,12 @@
 /**
- * One live subscription: what it delivered (for exactly-once and its resume tokens), the records
- * waiting for the client (a catch-up, then a bounded number of live records), and the iterator
- * GraphQL reads. A record counts as delivered when the client takes it, so a token describes the
- * stream right after its own record; that moment and the queue's length are what a Repeater's
- * buffers do not expose. A client that does not keep up (`maxBuffered` records further behind than
- * it has been, or nothing taken for `stallMs` while records wait) is cut off with RATE_LIMITED and
- * its slot freed at once; a connection still undrained `endGraceMs` later is ended, as is that of
- * an ended stream whose client takes nothing for `endGraceMs`: the transport would wait for ever.
+ * One live subscription and the iterator GraphQL reads. A record counts as delivered when the client
+ * takes it, so a token describes the stream right after its record: a Repeater's buffers do not
+ * expose that moment, nor the queue's length, which tells a client that does not keep up.
  */
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
-import { NewestDelivered } from './newest-delivered.js';
-import { PendingRecords } from './pending.js';
-import { SettleWindow, type LiveRecord } from './records.js';
-import { encodeResumeToken, type DeliveredEntry } from './resume-token.js';
-import { StallWatch } from './stall-watch.js';
+import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
+import { encodeResumeToken, NewestDelivered, type DeliveredEntry } from './resume-token.js';
 
 /** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
@@ -25,13 +17,12 @@ export interface SubscriberOptions {
   readonly filterKey: string;
   readonly floor: number;
   readonly settleMs: number;
-  /** Records the client may fall further behind than it has been before it counts as too slow. */
+  /** Records the client may fall further behind than it has been before it is cut off. */
   readonly maxBuffered: number;
   readonly now: () => number;
   /** Called once, as soon as the stream takes no more records. */
   readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
   readonly onDelivered?: (() => void) | undefined;
-  /** Where a resumed stream starts: records its predecessor delivered. */
   readonly resumedFrom?: {
     readonly newest: number;
     readonly delivered: readonly DeliveredEntry[];
@@ -39,43 +30,45 @@ export interface SubscriberOptions {
   };
 }
 
-/** How a stream ended: completed by the gateway, with an error, or left by its client. */
 export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
   readonly endIfUndrained?: (() => void) | undefined;
   readonly stallMs?: number | undefined;
   readonly endGraceMs?: number | undefined;
 }
 
-/** A pause this long with records waiting: the connection does not drain. */
-export const DEFAULT_STALL_MS = 10_000;
+/**
+ * Both transports ask for the next item once the last is written out: a pause this long with
+ * records waiting is a connection that does not drain.
+ */
+const DEFAULT_STALL_MS = 10_000;
 /** Time a cut-off client's connection has to drain, and an ended stream's client to take the rest. */
-export const DEFAULT_END_GRACE_MS = 5_000;
+const DEFAULT_END_GRACE_MS = 5_000;
 
 export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly floor: number;
   readonly #options: SubscriberOptions;
-  /** Delivered records, by digest. */
   readonly #window: SettleWindow;
   readonly #newestDelivered = new NewestDelivered();
-  /** The shared stream's id of the newest stream record taken. */
+  /** The shared stream's id of the newest record taken from it. */
   #position: string | undefined;
   readonly #pending = new PendingRecords();
-  /** While the catch-up read runs, the poller's batches wait here. */
+  /** The poller's batches, while the catch-up read runs. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
   /** No more records come: the slot is given back. */
   #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
-  /** Aborts when no more records are wanted: a catch-up read in flight stops at once. */
   readonly #abort = new AbortController();
   #caughtUp: (() => void) | undefined;
   #connection: ConnectionOptions = {};
   #connectionChecked = false;
-  readonly #stall = new StallWatch({ limitMs: () => this.#pauseAllowed(), onStall: () => this.#stalled() });
+  #lastPull = performance.now();
+  /** Runs only while something waits for the client and it is not asking. */
+  #stallTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
@@ -85,7 +78,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     for (const entry of options.resumedFrom?.delivered ?? []) this.#remember(entry.digest, entry.timestamp);
   }
 
-  /** Aborted once the stream wants no more records (ended, cut off, or its client left). */
+  /** Aborted once the stream wants no more records: a catch-up read in flight stops at once. */
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
@@ -95,7 +88,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.has(digest) || this.#pending.has(digest);
   }
 
-  /** How this stream's connection is ended when its client stops reading, and how soon. */
   connect(connection: ConnectionOptions): void {
     this.#connection = connection;
   }
@@ -105,10 +97,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held ??= [];
   }
 
-  /**
-   * Queues the last part of the catch-up, then the batches held meanwhile: where this client starts.
-   * Resolves once the client has taken the catch-up (or the stream ended).
-   */
+  /** Queues the catch-up's last part, then the batches held meanwhile; resolves once the client took the catch-up. */
   release(catchUp: readonly LiveRecord[]): Promise<void> {
     const held = this.#held ?? [];
     this.#held = undefined;
@@ -158,12 +147,10 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.isNew(record.digest, record.timestamp) && !this.#pending.has(record.digest);
   }
 
-  /** Ends the stream after the queued records with this error. */
   fail(error: GatewayError): void {
     this.#end(error);
   }
 
-  /** Ends the stream after the queued records. */
   complete(): void {
     this.#end('complete');
   }
@@ -172,14 +159,14 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#ending ??= ending;
     this.#detach();
     // A pause timed against the stall time is timed again against the shorter end grace.
-    this.#stall.stop();
+    this.#stopStallTimer();
     this.#flush();
   }
 
-  /** Drops what waits and ends the stream with RATE_LIMITED; its connection is ended if undrained after the end grace. */
+  /** Drops what waits; its connection is ended if still undrained after the end grace. */
   #cutOff(): void {
     this.#pending.clear();
-    this.#stall.pulled();
+    this.#lastPull = performance.now();
     setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
     this.fail(
       new GatewayError(
@@ -190,7 +177,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     );
   }
 
-  /** No more records will be added: the hub frees the slot, a catch-up read stops. */
   #detach(): void {
     if (this.#detached) return;
     this.#detached = true;
@@ -213,6 +199,26 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   #endGraceMs(): number {
     return this.#connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
+  }
+
+  /** Times the client's pause while something waits for it, unless already timing. */
+  #armStallTimer(): void {
+    if (this.#stallTimer !== undefined) return;
+    const limit = this.#pauseAllowed();
+    if (limit === undefined) return;
+    this.#stallTimer = setTimeout(() => {
+      this.#stallTimer = undefined;
+      const allowed = this.#pauseAllowed();
+      if (allowed === undefined) return;
+      if (performance.now() - this.#lastPull < allowed) this.#armStallTimer();
+      else this.#stalled();
+    }, Math.max(0, limit - (performance.now() - this.#lastPull)));
+    this.#stallTimer.unref();
+  }
+
+  #stopStallTimer(): void {
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
   }
 
   #stalled(): void {
@@ -263,10 +269,10 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       const next = this.#nextResult();
       if (!next) return;
       this.#waiting = undefined;
-      this.#stall.pulled();
+      this.#lastPull = performance.now();
       waiting(next);
     }
-    this.#stall.arm();
+    this.#armStallTimer();
   }
 
   #nextResult(): IteratorResult<LiveItem> | undefined {
@@ -284,17 +290,17 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   #close(): void {
     this.#closed = true;
-    this.#stall.stop();
+    this.#stopStallTimer();
     this.#pending.clear();
     this.#detach();
   }
 
   next(): Promise<IteratorResult<LiveItem>> {
     if (this.#closed) return Promise.resolve({ done: true, value: undefined });
-    this.#stall.pulled();
+    this.#lastPull = performance.now();
     const ready = this.#nextResult();
     if (ready) {
-      this.#stall.arm();
+      this.#armStallTimer();
       return Promise.resolve(ready);
     }
     return new Promise((resolve) => {

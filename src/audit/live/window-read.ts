@@ -1,8 +1,6 @@
 /**
- * Reads one time window through the identity client, paging with the window pinned, and returns
- * its records oldest first, each once by uuid (a record shifted across a page boundary is read
- * twice). Pages come newest first, so a read that runs out of its share of ReadBudget keeps the
- * oldest records found and returns that part: the caller reads on from its newest record.
+ * Reads one time window, its records oldest first and each once by uuid (one shifted across a page
+ * boundary is read twice). A read out of ReadBudget returns the oldest part: its caller reads on from there.
  */
 import type { Logger } from 'pino';
 import { ByteReservations, type ByteHolding } from '../../lib/byte-reservations.js';
@@ -15,19 +13,13 @@ import { HeapEstimate } from './heap-estimate.js';
 import { oldestFirst, toLiveRecord, type LiveFilter, type LiveRecord } from './records.js';
 
 export const UPSTREAM_PAGE_SIZE = 5000;
-/**
- * A window whose rows do not run out within this many pages is an upstream error: its oldest
- * records would be left unread, and delivering the rest would move the window past them.
- */
+/** A window not ended within this many pages is an upstream error: delivering part would skip its oldest records. */
 export const MAX_PAGES_PER_READ = 40;
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 /** Upstream pages all live reads have in flight at once: a full page is large to receive and parse. */
 export const LIVE_PAGES_IN_FLIGHT = 4;
 
-/**
- * The estimated heap of the records every live read of the process keeps, and its page turns: a
- * hostile upstream answering endless pages of large records could otherwise exhaust the heap.
- */
+/** The estimated heap all live reads keep, and their page turns: against endless pages of large records. */
 export class ReadBudget extends ByteReservations {
   readonly pages = new Turns(LIVE_PAGES_IN_FLIGHT);
 }
@@ -41,18 +33,17 @@ export interface WindowRead {
   readonly budget: ReadBudget;
   /** Records the caller already has: neither kept nor counted against the budget. */
   readonly known?: (record: AuditRecord) => boolean;
-  /** Aborts when the reader goes away, or at the read's deadline (`expiresAt`, performance.now()'s clock). */
   readonly signal?: AbortSignal;
+  /** performance.now()'s clock. */
   readonly expiresAt?: number;
   readonly pageSize?: number;
 }
 
 export interface WindowPart {
-  /** Oldest first. */
   readonly records: LiveRecord[];
   /** False when newer records were left out for the memory bound. */
   readonly complete: boolean;
-  /** Gives back the records' share of the budget, once they are handed over. */
+  /** Gives the records' share of the budget back, once they are handed over. */
   release(): void;
 }
 
@@ -63,12 +54,12 @@ interface Kept {
 
 const NEVER = new AbortController().signal;
 
-/** What a read keeps: the oldest records of the window that fit in the budget. */
+/** The oldest records of the window that fit in the budget. */
 class OldestKept {
   readonly #holding: ByteHolding;
   readonly #estimate = new HeapEstimate();
   readonly #byUuid = new Map<string, Kept>();
-  /** The oldest record left out: every record kept is older, and no newer one is kept any more. */
+  /** Every record kept is older than this one, and no newer one is kept any more. */
   #leftOut: AuditRecord | undefined;
 
   constructor(budget: ReadBudget) {
@@ -97,7 +88,6 @@ class OldestKept {
       for (const [uuid, candidate] of candidates) this.#byUuid.set(uuid, candidate);
       return;
     }
-    // Room is made by leaving out the newest: what is kept stays the oldest records of the window.
     const all = [...this.#byUuid.values(), ...candidates.values()].sort((a, b) => oldestFirst(a.record, b.record));
     this.#holding.resize(0);
     this.#byUuid.clear();
@@ -127,7 +117,10 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
   let unreadable = 0;
   try {
     for (let page = 0; ; page++) {
-      if (page === MAX_PAGES_PER_READ) throw endlessWindow();
+      if (page === MAX_PAGES_PER_READ) {
+        const message = `The identity service's audit report did not end within ${MAX_PAGES_PER_READ} pages.`;
+        throw new UpstreamError('UPSTREAM_INVALID_RESPONSE', 'identity', message, { pages: MAX_PAGES_PER_READ });
+      }
       const giveBack = await read.budget.pages.take(read.signal ?? NEVER);
       if (!giveBack) throw errorForAbort('identity', read.signal!, 'live-audit-read-turn');
       let rows: readonly AuditRowResult[];
@@ -183,13 +176,4 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
     read.log.info({ records: kept.size, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
   }
   return { records: kept.records(), complete: kept.complete, release: () => kept.release() };
-}
-
-function endlessWindow(): UpstreamError {
-  return new UpstreamError(
-    'UPSTREAM_INVALID_RESPONSE',
-    'identity',
-    `The identity service's audit report did not end within ${MAX_PAGES_PER_READ} pages.`,
-    { pages: MAX_PAGES_PER_READ },
-  );
 }

@@ -1,10 +1,7 @@
 /**
- * Opaque, short cursors: base64url of
- *   version | varint offset | flags (action, objectType present) | zigzag varint fromMillis
- *   | varint (toMillis - fromMillis) | varint (pinnedAt - toMillis) | objectType (UTF-8) | CRC-32
- * The per-page part is encoded once per page; each row adds its offset. The offset is the row's
- * position in the pinned window (0 = newest), so a cursor stays valid however many events arrive
- * later. The checksum refuses a cut or altered cursor; decoding accepts one spelling per cursor.
+ * Cursors: base64url of version | varint offset | flags (action, objectType present) | zigzag varint
+ * fromMillis | varint (to - from) | varint (pinnedAt - to) | objectType | CRC-32. The offset is the
+ * row's position in the pinned window (0 = newest): valid however many events arrive later.
  */
 import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../../lib/checksum.js';
 import { BadUserInputError } from '../../lib/errors.js';
@@ -14,7 +11,6 @@ import { UPSTREAM_ACTIONS, type UpstreamAction } from '../../upstream/identity/a
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './limits.js';
 
 const CURSOR_VERSION = 3;
-/** Version, offset, flags, three varints of at most 10 bytes each, the longest objectType, the checksum. */
 const MAX_CURSOR_LENGTH = Math.ceil(((1 + 10 + 1 + 3 * 10 + 4 * MAX_OBJECT_TYPE_LENGTH + CHECKSUM_BYTES) * 4) / 3);
 const HAS_OBJECT_TYPE = 0x08;
 const ACTION_MASK = 0x07;
@@ -40,7 +36,6 @@ export const sameScope = (a: AuditScope, b: AuditScope) =>
   a.objectType === b.objectType &&
   a.action === b.action;
 
-/** One audit report call over the scope's window. */
 export function reportQuery(scope: AuditScope, startIndex: number, pageSize: number): AuditReportQuery {
   const { fromMillis, toMillis, objectType, action } = scope;
   return { fromMillis, toMillis, objectType: objectType ?? undefined, action: action ?? undefined, startIndex, pageSize };
@@ -128,7 +123,7 @@ export function decodeCursor(text: string, argument: 'after' | 'before'): AuditC
     try {
       cursor = payload && readCursor(payload);
     } catch {
-      // Ends early.
+      // Ends early: not a cursor.
     }
   }
   // Varints, base64 and UTF-8 all admit other spellings of the same cursor; only ours is one.

@@ -1,4 +1,3 @@
-/** The numbers the auditEvents connection pages by (contract: default 50, largest 5000). */
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 5000;
 /** Largest pageSize the audit report accepts in one call (spec 8). */

@@ -1,7 +1,6 @@
 /**
- * One page of auditEvents: the arguments checked (BAD_USER_INPUT), the scope pinned and the page
- * planned as an offset and a limit, like Pothos' `offsetForArgs`; `readPage` reads it. Position 0 is
- * the newest record of the window; hasNextPage comes free from reading one row past the page.
+ * One page of auditEvents: the arguments checked, the scope pinned, the page planned as an offset and
+ * a limit like Pothos' `offsetForArgs`. Position 0 is the newest record; one row past the page tells hasNextPage.
  */
 import type { AuditRowResult } from '../../upstream/types.js';
 import { BadUserInputError } from '../../lib/errors.js';
@@ -20,7 +19,7 @@ export interface AuditConnectionArgs {
     readonly from?: Date | null;
     readonly to?: Date | null;
     readonly objectType?: string | null;
-    /** Already in the upstream's spelling (the AuditAction enum maps it). */
+    /** In the upstream's spelling. */
     readonly action?: UpstreamAction | null;
   } | null;
 }
@@ -75,7 +74,7 @@ export function planPage(args: AuditConnectionArgs, now: number): PagePlan {
   return { scope, ...tail(lo, size) };
 }
 
-/** Executes the plan: probes for the window's end if it must, then one read; the rows are the page's. */
+/** Probes for the window's end if the plan must, then reads the page's rows. */
 export async function readPage(plan: PagePlan, reader: WindowReader): Promise<PageSpan & { rows: readonly AuditRowResult[] }> {
   const read = plan.needsProbe ? plan.afterProbe(await locateWindowEnd(reader.probe, plan.knownRow, plan.slack)) : plan;
   const rows = await reader.rows(read.offset, read.limit);

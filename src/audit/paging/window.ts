@@ -1,9 +1,6 @@
 /**
- * Reading a pinned window: runs of positions, and the search for the window's end, which the
- * upstream never tells. A one-row probe says whether a position holds a row; presence is monotone,
- * so probes gallop (p + 8^k past the last present position p, 4 exponents a round) until one is
- * missing, then narrow (4 probes split the gap in 5) until the gap is at most `slack`. Each round
- * costs one upstream latency; a window of n rows takes O(log n) rounds.
+ * Reading a pinned window, and the search for its end, which the upstream never tells: one-row probes
+ * gallop (p + 8^k, 4 exponents a round) until one is missing, then narrow (4 probes split the gap in 5).
  */
 import { UpstreamError } from '../../lib/errors.js';
 import type { AuditReportQuery, AuditRowResult } from '../../upstream/types.js';
@@ -12,10 +9,10 @@ import { MAX_OFFSET, UPSTREAM_MAX_PAGE_SIZE } from './limits.js';
 
 const PROBES_PER_ROUND = 4;
 const GALLOP_BASE = 8;
-/** A gallop reaches MAX_OFFSET in 17 probes and the narrowing is far faster; more means a broken upstream. */
+/** Far more than a search up to MAX_OFFSET takes: a broken upstream. */
 const MAX_ROUNDS = 40;
 
-/** Answers, for each position, whether the window has a row there (one parallel round). */
+/** Whether the window has a row at each position (one parallel round). */
 export type ProbeRound = (positions: readonly number[]) => Promise<readonly boolean[]>;
 
 export interface WindowEnd {
@@ -26,7 +23,6 @@ export interface WindowEnd {
 }
 
 export interface WindowReader {
-  /** Rows at positions start, start+1, ...; fewer than `count` when the window ends first. */
   readonly rows: (start: number, count: number) => Promise<readonly AuditRowResult[]>;
   readonly probe: ProbeRound;
 }
