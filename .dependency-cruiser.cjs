@@ -34,7 +34,7 @@ module.exports = {
     never('upstream-without-graphql', 'The upstream layer speaks REST and knows nothing of GraphQL.', '^src/upstream/', GRAPHQL),
     never('upstream-is-the-bottom', 'The upstream layer is called, it calls no layer above it.', '^src/upstream/', '^src/(server|gateway|audit)/'),
     never('audit-not-gateway', 'The audit domain (paging, live) is used by the gateway and never uses it, nor the server.', '^src/audit/', '^src/(gateway|server)/'),
-    never('paging-without-graphql', 'The paging algorithm is plain code: cursors, windows, plans.', '^src/audit/paging/', GRAPHQL),
+    never('audit-without-graphql', 'The audit domain is plain code: cursors, windows, plans, the live hub.', '^src/audit/', GRAPHQL),
     never('schema-not-server', 'Resolvers never touch the HTTP server or the WebSocket transport.', '^src/gateway/schema/', '^src/server/'),
     never('gateway-not-server', 'The gateway (Yoga) never listens: the server hosts it, not the reverse.', '^src/gateway/', '^src/server/'),
     never('lib-is-shared', 'src/lib/ is shared by every layer and imports none of them.', '^src/lib/', '^src/(server|gateway|audit|upstream)/'),

@@ -6,7 +6,7 @@ import type { Upstreams } from '../../upstream/types.js';
 import { LiveAudit, type LiveAuditOptions } from './hub.js';
 
 export { LiveAudit, type LiveAuditEvents, type LiveAuditOptions, type LiveAuditStats, type LiveEndReason, type LiveSubscribeArgs } from './hub.js';
-export { LIVE_SOCKET, liveAuditOf, subscribeLive, useLiveAudit } from './plugin.js';
+export { LIVE_AUDIT_FIELD, LIVE_SOCKET, liveAuditOf, subscribeLive } from './context.js';
 export type { LiveItem } from './subscriber.js';
 
 /** The gateway's LiveAudit, from its configuration; `events` for metrics, the rest for tests and the bench. */

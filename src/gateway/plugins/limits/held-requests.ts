@@ -8,7 +8,7 @@ import { getOperationAST, type DocumentNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { ByteHolding, ByteReservations } from '../../../lib/byte-reservations.js';
 import { requestHolding } from '../../../lib/memory-budget.js';
-import { LIVE_SOCKET } from '../../../audit/live/plugin.js';
+import { LIVE_SOCKET } from '../../../audit/live/index.js';
 import { HeapEstimate } from '../../../audit/live/heap-estimate.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 

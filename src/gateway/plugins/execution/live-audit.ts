@@ -1,36 +1,10 @@
 /** Puts the LiveAudit on every context; a subscription refused for a limit is answered 429 with `retry-after` (SSE). */
-import type { ServerResponse } from 'node:http';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { GatewayError } from '../../lib/errors.js';
-import type { LiveAudit, LiveSubscribeArgs } from './hub.js';
-import type { LiveItem } from './subscriber.js';
+import { LIVE_AUDIT_FIELD, type LiveAudit } from '../../../audit/live/index.js';
+import { GatewayError } from '../../../lib/errors.js';
 
-const LIVE_AUDIT_FIELD = 'liveAudit';
-/** Where src/server/websocket/index.ts puts the connection's send queue on each operation's context. */
-export const LIVE_SOCKET = 'liveSocket';
 const RETRY_AFTER_SECONDS = '1';
-
-export function liveAuditOf(context: object): LiveAudit {
-  const live = (context as { [LIVE_AUDIT_FIELD]?: LiveAudit })[LIVE_AUDIT_FIELD];
-  if (!live) throw new Error('live audit subscriptions are not set up on this server');
-  return live;
-}
-
-/** Ends an operation's connection if it holds unsent data: neither transport notices, both wait for the client. */
-function connectionEnderOf(context: object): (() => void) | undefined {
-  const socket = (context as { [LIVE_SOCKET]?: { endIfUndrained(): void } })[LIVE_SOCKET];
-  if (socket) return () => socket.endIfUndrained();
-  const res = (context as { res?: ServerResponse }).res;
-  if (typeof res?.destroy !== 'function') return undefined;
-  return () => {
-    if (!res.writableFinished) res.destroy();
-  };
-}
-
-export function subscribeLive(context: object, args: LiveSubscribeArgs): AsyncIterableIterator<LiveItem> {
-  return liveAuditOf(context).subscribe(args, connectionEnderOf(context));
-}
 
 const isRateLimited = (error: GraphQLError) =>
   error.extensions?.code === 'RATE_LIMITED' ||
