@@ -1,7 +1,4 @@
-/**
- * Query.auditEvents: audit records, newest first, as a Relay connection over the audit report.
- * The paging algorithm is src/audit/paging/; ./audit/ holds the connection's and the records' types.
- */
+/** Query.auditEvents: a Relay connection over the audit report (paging: src/audit/paging/; types: ./audit/). */
 import { createContextCache } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -44,11 +41,7 @@ builder.queryField('auditEvents', (t) =>
       name: 'AuditEventConnection',
       description: 'A page of audit records, with the cursors and the pinned window to page on.',
       fields: (c) => ({
-        window: c.field({
-          type: AuditWindowRef,
-          description: 'The time window every cursor of this connection is pinned to.',
-          resolve: (connection) => connection.window,
-        }),
+        window: c.expose('window', { type: AuditWindowRef, description: 'The time window every cursor of this connection is pinned to.' }),
         totalCount: c.int({
           description:
             'Exact number of records in the pinned window and filter. The upstream has no count: the gateway finds it with one-row probes, and only when this field is selected.',
@@ -64,10 +57,7 @@ builder.queryField('auditEvents', (t) =>
   ),
 );
 
-/**
- * One "now" per GraphQL request: first pages of several aliases pin the same window, so their
- * identical upstream calls are made once (the loader dedupes by query).
- */
+/** One "now" per request: first pages of several aliases pin the same window, and the loader dedupes their calls. */
 const requestTime = createContextCache((_context: GatewayContext) => Date.now());
 
 export async function resolveAuditConnection(

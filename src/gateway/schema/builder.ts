@@ -7,10 +7,7 @@ import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
 
-/**
- * graphql-scalars' DateTime, whose serializer hands back a Date for JSON.stringify to convert: the
- * ISO text of a valid Date or epoch ms is written here directly, the same text; the rest is its.
- */
+/** graphql-scalars' DateTime, but a valid Date or epoch ms is written as ISO text here, not left to JSON.stringify. */
 export const DateTimeScalar = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
   serialize: (value) => {

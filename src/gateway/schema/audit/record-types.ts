@@ -29,51 +29,39 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
 const isSystemEvent = (r: AuditRecord) =>
   r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
 
-function auditEventTypeName(record: AuditRecord): string {
-  return TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
-}
+const auditEventTypeName = (record: AuditRecord) => TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
 
 const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
   description: 'The fields every audit record has.',
   resolveType: auditEventTypeName,
-  fields: (t) => ({
-    uuid: t.exposeID('uuid', { description: 'Unique id of the record (a UUID): the cache key of every event type.' }),
-    baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
-    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
-    organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
-    tenantId: t.exposeString('tenantId', {
-      nullable: true,
-      description: "Tenant id: the host-name prefix of the tenant's address.",
-    }),
-    actor: t.field({
-      type: AuditActorRef,
-      nullable: true,
-      description: 'Null for system events.',
-      resolve: (r) => (isSystemEvent(r) ? null : r),
-    }),
-    clientId: t.exposeString('clientId', { nullable: true, description: 'The OAuth client the request came through, when known.' }),
-    deviceId: t.exposeString('deviceId', { nullable: true, description: 'The user agent, in the records seen so far.' }),
-    workspaceId: t.exposeString('workspaceId', { nullable: true, description: 'The workspace of the event, when known.' }),
-    sourceIp: t.exposeString('sourceIp', { nullable: true, description: 'IP address of the requesting machine.' }),
-    objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
-    objectId: t.exposeString('objectId', {
-      nullable: true,
-      description: 'Internal id of the affected object; its format depends on the object.',
-    }),
-    objectName: t.exposeString('objectName', {
-      nullable: true,
-      description: 'Name of the affected object (a user, application, configuration or tenant).',
-    }),
-    objectAction: t.exposeString('objectAction', {
-      nullable: true,
-      description: 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.',
-    }),
-    values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
-  }),
+  fields: (t) => {
+    const optionalText = (name: Parameters<typeof t.exposeString>[0], description: string) => t.exposeString(name, { nullable: true, description });
+    return {
+      uuid: t.exposeID('uuid', { description: 'Unique id of the record (a UUID): the cache key of every event type.' }),
+      baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
+      timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
+      organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
+      tenantId: optionalText('tenantId', "Tenant id: the host-name prefix of the tenant's address."),
+      actor: t.field({
+        type: AuditActorRef,
+        nullable: true,
+        description: 'Null for system events.',
+        resolve: (r) => (isSystemEvent(r) ? null : r),
+      }),
+      clientId: optionalText('clientId', 'The OAuth client the request came through, when known.'),
+      deviceId: optionalText('deviceId', 'The user agent, in the records seen so far.'),
+      workspaceId: optionalText('workspaceId', 'The workspace of the event, when known.'),
+      sourceIp: optionalText('sourceIp', 'IP address of the requesting machine.'),
+      objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
+      objectId: optionalText('objectId', 'Internal id of the affected object; its format depends on the object.'),
+      objectName: optionalText('objectName', 'Name of the affected object (a user, application, configuration or tenant).'),
+      objectAction: optionalText('objectAction', 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.'),
+      values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
+    };
+  },
 });
 
-/** Readings of the type-dependent `values`: null (or an empty list) when a value is absent or of another type. */
-/** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean. */
+/** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean; else null. */
 export function booleanValue(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
   const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
@@ -82,10 +70,7 @@ export function booleanValue(value: unknown): boolean | null {
 
 export const stringValue = (value: unknown) => (typeof value === 'string' ? value : null);
 
-/**
- * `values.authMethods` split into its labels. Labels are comma-delimited, but a label may hold
- * commas inside its parentheses ("RSA SecurID (Token, PIN)"), so only top-level commas split.
- */
+/** `values.authMethods` split at top-level commas: a label may hold some in parentheses ("RSA SecurID (Token, PIN)"). */
 export function authMethodLabels(value: unknown): string[] {
   if (typeof value !== 'string') return [];
   const labels: string[] = [];
@@ -114,7 +99,6 @@ const VALUE_DESCRIPTIONS = {
   resourceType: 'values.resourceType: the type of the application launched.',
 } as const;
 
-/** A string from `values`, null when absent or not a string. */
 const valueString = (t: RecordFields, key: keyof typeof VALUE_DESCRIPTIONS) =>
   t.string({ nullable: true, description: VALUE_DESCRIPTIONS[key], resolve: (r) => stringValue(r.values[key]) });
 
