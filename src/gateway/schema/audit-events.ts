@@ -13,7 +13,6 @@ import {
   AuditWindowRef,
   edgesOf,
   pageInfoOf,
-  type AuditConnectionResult,
   type UnreadableRow,
 } from './audit/connection-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
@@ -64,7 +63,7 @@ export async function resolveAuditConnection(
   args: AuditConnectionArgs,
   context: GatewayContext,
   info: GraphQLResolveInfo,
-): Promise<AuditConnectionResult> {
+) {
   const plan = planPage(args, requestTime(context));
   const reader = windowReader((query) => context.loaders.auditReport.load(query), plan.scope);
   const cursorAt = cursorEncoder(plan.scope);
@@ -72,6 +71,7 @@ export async function resolveAuditConnection(
   const report = (rows: readonly UnreadableRow[]) => reportUnreadable(context, info, rows);
   if (!plan.needsProbe && plan.size > FIRST_CHUNK_ROWS && streamsEdges(info)) {
     const page = streamedConnection(reader, cursorAt, plan.offset, plan.offset + plan.size, report);
+    // totalCount is counted only when selected.
     return { ...page, window, totalCount: () => countWindow(reader, page.windowSize) };
   }
   const page = await readPage(plan, reader);
@@ -85,6 +85,8 @@ export async function resolveAuditConnection(
     totalCount: () => countWindow(reader, page.windowSize),
   };
 }
+
+export type AuditConnectionResult = Awaited<ReturnType<typeof resolveAuditConnection>>;
 
 /** The reasons go to the log, with the request id, never to the client. */
 function reportUnreadable(context: GatewayContext, info: GraphQLResolveInfo, rows: readonly UnreadableRow[]): void {

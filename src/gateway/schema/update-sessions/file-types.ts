@@ -84,10 +84,7 @@ const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoin
   }),
 });
 
-/**
- * The vAPI localizable message (spec 2.5): a param's value may hold a nested message (`l`) whose
- * params hold values again, to any depth; the client's selection decides how deep it reads.
- */
+/** The vAPI localizable message (spec 2.5): a param's value may nest a message (`l`), as deep as a client selects. */
 const NestedLocalizableMessageRef = builder.objectRef<NestedMessage>('NestedLocalizableMessage');
 const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam');
 const LocalizableMessageParamValueRef = builder.objectRef<MessageParamValue>('LocalizableMessageParamValue');
