@@ -6,11 +6,17 @@ import DataLoader from 'dataloader';
 import pLimit from 'p-limit';
 import { BadUserInputError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { errorForAbort } from '../upstream/error-mapping.js';
-import type { AuditReportPage, AuditReportQuery, CallOptions, UpdateSessionFileRow, Upstreams } from '../upstream/types.js';
+import type {
+  AuditReportPage,
+  AuditReportQuery,
+  CallOptions,
+  UpdateSessionFileRow,
+  Upstreams,
+} from '../upstream/types.js';
 
 /** In flight at once (a `last:` search issues 4 per round): one request cannot take every connection of an origin. */
 export const REQUEST_CONCURRENCY = 8;
-/** In all: the largest legitimate request (30 `last:` pages over distinct filters, or 100 representations) stays well below. */
+/** In all: the largest legitimate request (30 `last:` pages over distinct filters, or 100 representations) stays below. */
 export const MAX_UPSTREAM_CALLS_PER_REQUEST = 1000;
 
 const notConfigured = (service: UpstreamService) =>
@@ -67,7 +73,6 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions) {
         );
       }));
     },
-    /** Upstream calls this request has started so far. */
     upstreamCalls: () => started,
   };
 }

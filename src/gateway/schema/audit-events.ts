@@ -40,7 +40,10 @@ builder.queryField('auditEvents', (t) =>
       name: 'AuditEventConnection',
       description: 'A page of audit records, with the cursors and the pinned window to page on.',
       fields: (c) => ({
-        window: c.expose('window', { type: AuditWindowRef, description: 'The time window every cursor of this connection is pinned to.' }),
+        window: c.expose('window', {
+          type: AuditWindowRef,
+          description: 'The time window every cursor of this connection is pinned to.',
+        }),
         totalCount: c.int({
           description:
             'Exact number of records in the pinned window and filter. The upstream has no count: the gateway finds it with one-row probes, and only when this field is selected.',

@@ -52,6 +52,11 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** The `t` of a type's fields, for helpers that make one kind of field for several fields or types. */
+export type ObjectFields<Parent> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>;
+export type InterfaceFields<Parent> = PothosSchemaTypes.InterfaceFieldBuilder<BuilderTypes, Parent>;
+
 builder.addScalarType('DateTime', DateTimeScalar, {
   description: 'ISO-8601 date-time in UTC with milliseconds, e.g. 2026-11-21T10:15:30.123Z.',
 });

@@ -4,7 +4,7 @@
  */
 import type { FieldMap } from '@pothos/core';
 import type { AuditRecord } from '../../../upstream/identity/schemas.js';
-import { builder } from '../builder.js';
+import { builder, type InterfaceFields, type ObjectFields } from '../builder.js';
 import { TYPE_NAME_BY_OBJECT_TYPE } from '../../../audit/paging/object-types.js';
 
 const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
@@ -26,6 +26,12 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
   }),
 });
 
+type RecordFields = ObjectFields<AuditRecord>;
+type CommonFields = InterfaceFields<AuditRecord>;
+
+const optionalText = (t: CommonFields, name: Parameters<CommonFields['exposeString']>[0], description: string) =>
+  t.exposeString(name, { nullable: true, description });
+
 const isSystemEvent = (r: AuditRecord) =>
   r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
 
@@ -34,31 +40,28 @@ const auditEventTypeName = (record: AuditRecord) => TYPE_NAME_BY_OBJECT_TYPE.get
 const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
   description: 'The fields every audit record has.',
   resolveType: auditEventTypeName,
-  fields: (t) => {
-    const optionalText = (name: Parameters<typeof t.exposeString>[0], description: string) => t.exposeString(name, { nullable: true, description });
-    return {
-      uuid: t.exposeID('uuid', { description: 'Unique id of the record (a UUID): the cache key of every event type.' }),
-      baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
-      timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
-      organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
-      tenantId: optionalText('tenantId', "Tenant id: the host-name prefix of the tenant's address."),
-      actor: t.field({
-        type: AuditActorRef,
-        nullable: true,
-        description: 'Null for system events.',
-        resolve: (r) => (isSystemEvent(r) ? null : r),
-      }),
-      clientId: optionalText('clientId', 'The OAuth client the request came through, when known.'),
-      deviceId: optionalText('deviceId', 'The user agent, in the records seen so far.'),
-      workspaceId: optionalText('workspaceId', 'The workspace of the event, when known.'),
-      sourceIp: optionalText('sourceIp', 'IP address of the requesting machine.'),
-      objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
-      objectId: optionalText('objectId', 'Internal id of the affected object; its format depends on the object.'),
-      objectName: optionalText('objectName', 'Name of the affected object (a user, application, configuration or tenant).'),
-      objectAction: optionalText('objectAction', 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.'),
-      values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
-    };
-  },
+  fields: (t) => ({
+    uuid: t.exposeID('uuid', { description: 'Unique id of the record (a UUID): the cache key of every event type.' }),
+    baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
+    organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
+    tenantId: optionalText(t, 'tenantId', "Tenant id: the host-name prefix of the tenant's address."),
+    actor: t.field({
+      type: AuditActorRef,
+      nullable: true,
+      description: 'Null for system events.',
+      resolve: (r) => (isSystemEvent(r) ? null : r),
+    }),
+    clientId: optionalText(t, 'clientId', 'The OAuth client the request came through, when known.'),
+    deviceId: optionalText(t, 'deviceId', 'The user agent, in the records seen so far.'),
+    workspaceId: optionalText(t, 'workspaceId', 'The workspace of the event, when known.'),
+    sourceIp: optionalText(t, 'sourceIp', 'IP address of the requesting machine.'),
+    objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
+    objectId: optionalText(t, 'objectId', 'Internal id of the affected object; its format depends on the object.'),
+    objectName: optionalText(t, 'objectName', 'Name of the affected object (a user, application, configuration or tenant).'),
+    objectAction: optionalText(t, 'objectAction', 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.'),
+    values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
+  }),
 });
 
 /** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean; else null. */
@@ -70,7 +73,7 @@ export function booleanValue(value: unknown): boolean | null {
 
 export const stringValue = (value: unknown) => (typeof value === 'string' ? value : null);
 
-/** `values.authMethods` split at top-level commas: a label may hold some in parentheses ("RSA SecurID (Token, PIN)"). */
+/** `values.authMethods` split at top-level commas: a label may hold some in parentheses ("SecurID (Token, PIN)"). */
 export function authMethodLabels(value: unknown): string[] {
   if (typeof value !== 'string') return [];
   const labels: string[] = [];
@@ -87,9 +90,6 @@ export function authMethodLabels(value: unknown): string[] {
   labels.push(value.slice(from));
   return labels.map((label) => label.trim()).filter((label) => label.length > 0);
 }
-
-type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;
 
 /** One text per `values` field, however many event types expose it. */
 const VALUE_DESCRIPTIONS = {

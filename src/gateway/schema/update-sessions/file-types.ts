@@ -7,7 +7,7 @@ import type {
   NestedMessage,
   TransferEndpoint,
 } from '../../../upstream/content-library/schemas.js';
-import { builder } from '../builder.js';
+import { builder, type ObjectFields } from '../builder.js';
 import {
   CHECKSUM_ALGORITHMS,
   TRANSFER_SOURCE_TYPES,
@@ -137,63 +137,62 @@ LocalizableMessageParamValueRef.implement({
   }),
 });
 
+const byteCount = (t: ObjectFields<FileInfo>, description: string, bytes: (file: FileInfo) => number | null | undefined) =>
+  t.field({ type: 'SafeInt', nullable: true, description, resolve: (file) => upstreamSafeInt(bytes(file)) });
+
 export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFile').implement({
   description: 'A file of a content library item update session.',
-  fields: (t) => {
-    const byteCount = (description: string, bytes: (file: FileInfo) => number | null | undefined) =>
-      t.field({ type: 'SafeInt', nullable: true, description, resolve: (file) => upstreamSafeInt(bytes(file)) });
-    return {
-      name: t.exposeString('name', { description: 'The file name, unique within the session.' }),
-      sourceType: t.field({
-        type: TransferSourceTypeRef,
-        description: 'NONE also when the upstream sends a source type this gateway does not know (see upstreamSourceType).',
-        resolve: (file, _args, context) => {
-          const { type, known } = transferSourceType(file.source_type);
-          if (!known) {
-            context.log.warn(
-              { file: file.name, sourceType: file.source_type.slice(0, 200) },
-              'unknown update session file source_type; reported as NONE',
-            );
-          }
-          return type;
-        },
-      }),
-      upstreamSourceType: t.exposeString('source_type', {
-        description:
-          "The upstream's source_type verbatim; differs from sourceType only for a value this gateway does not know.",
-      }),
-      size: byteCount('Bytes received; set once status is READY.', (file) => file.size),
-      checksumInfo: t.expose('checksum_info', {
-        type: ChecksumInfoRef,
-        nullable: true,
-        description: 'Null when the server does not verify a checksum.',
-      }),
-      sourceEndpoint: t.expose('source_endpoint', {
-        type: TransferEndpointRef,
-        nullable: true,
-        description: 'Where the server pulls the file from (PULL).',
-      }),
-      uploadEndpoint: t.expose('upload_endpoint', {
-        type: TransferEndpointRef,
-        nullable: true,
-        description: 'Where a client uploads the file to (PUSH).',
-      }),
-      bytesTransferred: byteCount('Bytes transferred so far.', (file) => file.bytes_transferred),
-      keepInStorage: t.exposeBoolean('keep_in_storage', {
-        nullable: true,
-        description: "The upstream's keep_in_storage flag, verbatim (its meaning is not documented further).",
-      }),
-      status: t.field({
-        type: TransferStatusRef,
-        nullable: true,
-        description: 'Null, with an UPSTREAM_INVALID_RESPONSE error for this field, when the upstream sends a status this gateway does not know.',
-        resolve: (file) => transferStatus(file.status),
-      }),
-      errorMessage: t.expose('error_message', {
-        type: LocalizableMessageRef,
-        nullable: true,
-        description: 'Why the transfer failed; set when status is ERROR.',
-      }),
-    };
-  },
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'The file name, unique within the session.' }),
+    sourceType: t.field({
+      type: TransferSourceTypeRef,
+      description: 'NONE also when the upstream sends a source type this gateway does not know (see upstreamSourceType).',
+      resolve: (file, _args, context) => {
+        const { type, known } = transferSourceType(file.source_type);
+        if (!known) {
+          context.log.warn(
+            { file: file.name, sourceType: file.source_type.slice(0, 200) },
+            'unknown update session file source_type; reported as NONE',
+          );
+        }
+        return type;
+      },
+    }),
+    upstreamSourceType: t.exposeString('source_type', {
+      description:
+        "The upstream's source_type verbatim; differs from sourceType only for a value this gateway does not know.",
+    }),
+    size: byteCount(t, 'Bytes received; set once status is READY.', (file) => file.size),
+    checksumInfo: t.expose('checksum_info', {
+      type: ChecksumInfoRef,
+      nullable: true,
+      description: 'Null when the server does not verify a checksum.',
+    }),
+    sourceEndpoint: t.expose('source_endpoint', {
+      type: TransferEndpointRef,
+      nullable: true,
+      description: 'Where the server pulls the file from (PULL).',
+    }),
+    uploadEndpoint: t.expose('upload_endpoint', {
+      type: TransferEndpointRef,
+      nullable: true,
+      description: 'Where a client uploads the file to (PUSH).',
+    }),
+    bytesTransferred: byteCount(t, 'Bytes transferred so far.', (file) => file.bytes_transferred),
+    keepInStorage: t.exposeBoolean('keep_in_storage', {
+      nullable: true,
+      description: "The upstream's keep_in_storage flag, verbatim (its meaning is not documented further).",
+    }),
+    status: t.field({
+      type: TransferStatusRef,
+      nullable: true,
+      description: 'Null, with an UPSTREAM_INVALID_RESPONSE error for this field, when the upstream sends a status this gateway does not know.',
+      resolve: (file) => transferStatus(file.status),
+    }),
+    errorMessage: t.expose('error_message', {
+      type: LocalizableMessageRef,
+      nullable: true,
+      description: 'Why the transfer failed; set when status is ERROR.',
+    }),
+  }),
 });
