@@ -49,19 +49,13 @@ export function createGatewayContext(input: {
     caller: input.caller,
     /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
     signal: input.signal,
-    /**
-     * REQUEST_TIMEOUT_MS from the context's making: every upstream call of the operation ends by then,
-     * @defer and @stream parts included. Undefined: the calls are bounded by their own timeout only.
-     */
+    /** Every upstream call of the operation, @defer and @stream parts included, ends by REQUEST_TIMEOUT_MS. */
     deadline,
     loaders: createLoaders(input.upstreams, call),
   };
 }
 
-/**
- * Ends each operation's deadline when its result is complete (the last part of an incremental one).
- * A subscription's live stream has none: its context's goes at once (catch-up reads have their own).
- */
+/** Ends each operation's deadline with its last part; a subscription's at once (catch-up reads have their own). */
 export function useOperationDeadline(): Plugin<GatewayContext> {
   // One set of hooks for every operation: each reads its deadline from the arguments it is handed.
   const executeHooks = {

@@ -1,7 +1,6 @@
 /**
- * What a client sees of an error: a GatewayError keeps its code and safe message, a caller's
- * mistake gets the code it deserves, anything unexpected is masked by Yoga's own masking. HTTP
- * (Yoga's maskedErrors) and WebSocket answers go through the same function.
+ * What a client sees of an error, over HTTP and WebSocket alike: a GatewayError keeps its code and safe message,
+ * a caller's mistake gets the code it deserves, anything unexpected is masked by Yoga's own masking.
  */
 import { GraphQLError } from 'graphql';
 import { maskError as maskUnexpectedError, type MaskError } from 'graphql-yoga';
@@ -10,10 +9,7 @@ import { unauthenticated } from './plugins/auth/caller-auth.js';
 
 const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 
-/**
- * A variable whose value does not coerce (a DateTime that does not parse, an unknown enum value):
- * graphql-js reports it without a path, wrapping the value's own error. The caller's mistake.
- */
+/** A variable value that does not coerce: graphql-js reports it without a path, wrapping the value's own error. */
 export const isVariableValueError = (error: unknown): error is GraphQLError =>
   error instanceof GraphQLError && !error.path && error.originalError instanceof GraphQLError;
 

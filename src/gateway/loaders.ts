@@ -1,9 +1,6 @@
 /**
- * Per-request dataloaders: the same upstream call within one GraphQL request happens once (across
- * requests only closed audit windows are kept, src/upstream/identity/audit-cache.ts). Each call
- * also goes through the request's budget: REQUEST_CONCURRENCY in flight (one request cannot take
- * every connection of an origin), MAX_UPSTREAM_CALLS_PER_REQUEST in all, the calls beyond failing
- * on their own item. A call whose turn comes after the deadline (or once its caller left) is not made.
+ * Per-request dataloaders: the same upstream call within one GraphQL request happens once. Each call goes
+ * through the request's budget (in flight, in all); one whose turn comes after the deadline is not made.
  */
 import DataLoader from 'dataloader';
 import pLimit from 'p-limit';
@@ -17,20 +14,10 @@ import type {
   Upstreams,
 } from '../upstream/types.js';
 
-/** Upstream calls of one request in flight at once (a `last:` search issues 4 per round). */
+/** In flight at once (a `last:` search issues 4 per round): one request cannot take every connection of an origin. */
 export const REQUEST_CONCURRENCY = 8;
-/**
- * Upstream calls one request may make in all. The largest legitimate request (30 `last:` pages
- * over distinct filters, about 26 calls each, or 100 federation representations) stays well below.
- */
+/** In all: the largest legitimate request (30 `last:` pages over distinct filters, or 100 representations) stays below. */
 export const MAX_UPSTREAM_CALLS_PER_REQUEST = 1000;
-
-export interface Loaders {
-  readonly auditReport: DataLoader<AuditReportQuery, AuditReportPage, string>;
-  readonly updateSessionFiles: DataLoader<string, readonly UpdateSessionFileRow[]>;
-  /** Upstream calls this request has started so far. */
-  readonly upstreamCalls: () => number;
-}
 
 const notConfigured = (service: UpstreamService) =>
   new UpstreamError('UPSTREAM_NOT_CONFIGURED', service, `The ${service} upstream is not configured on this gateway.`);
@@ -51,7 +38,7 @@ const settle = <T>(promises: Promise<T>[]) =>
   );
 const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
-export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders {
+export function createLoaders(upstreams: Upstreams, call: CallOptions) {
   const limit = pLimit(REQUEST_CONCURRENCY);
   let started = 0;
   /** Runs one upstream call within this request's budget; never throws synchronously. */
@@ -64,8 +51,8 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions): Loaders 
     });
   };
   // Each made on first use: most requests need one of them, some neither.
-  let auditReport: Loaders['auditReport'] | undefined;
-  let updateSessionFiles: Loaders['updateSessionFiles'] | undefined;
+  let auditReport: DataLoader<AuditReportQuery, AuditReportPage, string> | undefined;
+  let updateSessionFiles: DataLoader<string, readonly UpdateSessionFileRow[]> | undefined;
   return {
     get auditReport() {
       return (auditReport ??= new DataLoader(

@@ -109,10 +109,7 @@ subscription LiveAuditRecords($filter: AuditLiveFilter, $since: DateTime, $resum
 }`,
 };
 
-/**
- * Every example. Update sessions are only known to their service: given ids (demo mode hands in
- * the simulator's) the examples run as they are, otherwise they ask for an id of your own.
- */
+/** Every example; without session ids (demo mode hands in the simulator's) they ask for an id of your own. */
 export function exampleOperations(sessionIds?: ExampleSessionIds): readonly ExampleOperation[] {
   const examples = [...auditEventExamples, ...updateSessionExamples(sessionIds), liveAudit];
   return examples.map((op) => ({ ...op, query: op.query.trim() }));

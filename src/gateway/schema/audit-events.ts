@@ -1,7 +1,4 @@
-/**
- * Query.auditEvents: audit records, newest first, as a Relay connection over the audit report.
- * The paging algorithm is src/audit/paging/; ./audit/ holds the connection's and the records' types.
- */
+/** Query.auditEvents: a Relay connection over the audit report (paging: src/audit/paging/; types: ./audit/). */
 import { createContextCache } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -16,7 +13,6 @@ import {
   AuditWindowRef,
   edgesOf,
   pageInfoOf,
-  type AuditConnectionResult,
   type UnreadableRow,
 } from './audit/connection-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
@@ -44,10 +40,9 @@ builder.queryField('auditEvents', (t) =>
       name: 'AuditEventConnection',
       description: 'A page of audit records, with the cursors and the pinned window to page on.',
       fields: (c) => ({
-        window: c.field({
+        window: c.expose('window', {
           type: AuditWindowRef,
           description: 'The time window every cursor of this connection is pinned to.',
-          resolve: (connection) => connection.window,
         }),
         totalCount: c.int({
           description:
@@ -64,17 +59,14 @@ builder.queryField('auditEvents', (t) =>
   ),
 );
 
-/**
- * One "now" per GraphQL request: first pages of several aliases pin the same window, so their
- * identical upstream calls are made once (the loader dedupes by query).
- */
+/** One "now" per request: first pages of several aliases pin the same window, and the loader dedupes their calls. */
 const requestTime = createContextCache((_context: GatewayContext) => Date.now());
 
 export async function resolveAuditConnection(
   args: AuditConnectionArgs,
   context: GatewayContext,
   info: GraphQLResolveInfo,
-): Promise<AuditConnectionResult> {
+) {
   const plan = planPage(args, requestTime(context));
   const reader = windowReader((query) => context.loaders.auditReport.load(query), plan.scope);
   const cursorAt = cursorEncoder(plan.scope);
@@ -82,6 +74,7 @@ export async function resolveAuditConnection(
   const report = (rows: readonly UnreadableRow[]) => reportUnreadable(context, info, rows);
   if (!plan.needsProbe && plan.size > FIRST_CHUNK_ROWS && streamsEdges(info)) {
     const page = streamedConnection(reader, cursorAt, plan.offset, plan.offset + plan.size, report);
+    // totalCount is counted only when selected.
     return { ...page, window, totalCount: () => countWindow(reader, page.windowSize) };
   }
   const page = await readPage(plan, reader);
@@ -95,6 +88,8 @@ export async function resolveAuditConnection(
     totalCount: () => countWindow(reader, page.windowSize),
   };
 }
+
+export type AuditConnectionResult = Awaited<ReturnType<typeof resolveAuditConnection>>;
 
 /** The reasons go to the log, with the request id, never to the client. */
 function reportUnreadable(context: GatewayContext, info: GraphQLResolveInfo, rows: readonly UnreadableRow[]): void {

@@ -7,10 +7,7 @@ import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
 
-/**
- * graphql-scalars' DateTime, whose serializer hands back a Date for JSON.stringify to convert: the
- * ISO text of a valid Date or epoch ms is written here directly, the same text; the rest is its.
- */
+/** graphql-scalars' DateTime, but a valid Date or epoch ms is written as ISO text here, not left to JSON.stringify. */
 export const DateTimeScalar = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
   serialize: (value) => {
@@ -54,6 +51,11 @@ export const builder = new SchemaBuilder<{
     pageInfoFieldOptions: { description: 'Whether more pages exist, and the cursors to fetch them.' },
   },
 });
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** The `t` of a type's fields, for helpers that make one kind of field for several fields or types. */
+export type ObjectFields<Parent> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>;
+export type InterfaceFields<Parent> = PothosSchemaTypes.InterfaceFieldBuilder<BuilderTypes, Parent>;
 
 builder.addScalarType('DateTime', DateTimeScalar, {
   description: 'ISO-8601 date-time in UTC with milliseconds, e.g. 2026-11-21T10:15:30.123Z.',

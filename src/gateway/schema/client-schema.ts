@@ -1,7 +1,6 @@
 /**
- * The schema as clients see it: without the federation internals a router uses (`_entities`,
- * `_service`, `_Any`, `_Entity`, `_Service`), with the `@defer` and `@stream` directives the gateway
- * executes, so client tooling validates documents that use them. Codegen writes it to schema/schema.graphql.
+ * The schema as clients see it (codegen writes it to schema/schema.graphql): without the federation internals,
+ * with the `@defer` and `@stream` directives the gateway executes, so client tooling validates documents using them.
  */
 import {
   DirectiveLocation,

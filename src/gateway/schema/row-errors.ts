@@ -1,7 +1,4 @@
-/**
- * A page or list with an unreadable row still comes back, the row an entry in `errors`. A resolver
- * returns data or throws, not both: these wait in the request's context for `useRowErrors()`.
- */
+/** A list with an unreadable row still comes back, the row an entry in `errors`, queued for `useRowErrors()`. */
 import { createContextCache } from '@pothos/core';
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import { ErrorCode } from '../../lib/errors.js';

@@ -1,7 +1,6 @@
 /**
- * Update sessions of the content library: `updateSessionFiles`, `updateSession` and the
- * `UpdateSession` entity. Every path to the upstream goes through `context.loaders.updateSessionFiles`,
- * so one session asked for many times in one request (aliases, representations) is one upstream call.
+ * `updateSessionFiles`, `updateSession` and the `UpdateSession` entity, all through one loader: a session asked
+ * for many times in one request (aliases, representations) is one upstream call.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -12,10 +11,7 @@ import { reportRowErrors } from './row-errors.js';
 import { UpdateSessionFileRef } from './update-sessions/file-types.js';
 import { requireSessionId } from './update-sessions/values.js';
 
-/**
- * A file the upstream layer could not read (and logged) is left out: in `[UpdateSessionFile!]` a null
- * would null every file. Its entry names its position in the upstream's list, not an index in the path.
- */
+/** An unreadable file is left out (a null would null every file), its error naming its position upstream. */
 export function readableFiles(rows: readonly UpdateSessionFileRow[], context: object, info: GraphQLResolveInfo): FileInfo[] {
   const files: FileInfo[] = [];
   const unreadable: number[] = [];

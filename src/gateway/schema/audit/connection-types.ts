@@ -4,26 +4,10 @@ import type { AuditRecord } from '../../../upstream/identity/schemas.js';
 import type { AuditRowResult } from '../../../upstream/types.js';
 import { builder } from '../builder.js';
 
-export interface AuditEdge {
-  readonly cursor: string;
-  readonly node: AuditRecord;
-}
-
-export interface AuditConnectionResult {
-  readonly edges: AuditEdge[];
-  readonly pageInfo: PageInfoShape;
-  readonly window: { readonly from: number; readonly to: number };
-  /** Counted only when selected. */
-  readonly totalCount: () => Promise<number>;
-}
-
-export interface UnreadableRow {
-  readonly position: number;
-  readonly reason: string;
-}
+export type UnreadableRow = { readonly position: number; readonly reason: string };
 
 /** The cursor is encoded only when a client selects it: a 5000-row listing rarely does. */
-class PositionedEdge implements AuditEdge {
+export class AuditEdge {
   constructor(
     readonly node: AuditRecord,
     private readonly position: number,
@@ -44,7 +28,7 @@ export function edgesOf(
 ): AuditEdge[] {
   const edges: AuditEdge[] = [];
   rows.forEach((row, i) => {
-    if (row.ok) edges.push(new PositionedEdge(row.record, from + i, cursorAt));
+    if (row.ok) edges.push(new AuditEdge(row.record, from + i, cursorAt));
     else unreadable.push({ position: from + i, reason: row.reason });
   });
   return edges;
@@ -87,7 +71,7 @@ export const AuditEventFilterInput = builder.inputType('AuditEventFilter', {
   }),
 });
 
-export const AuditWindowRef = builder.objectRef<AuditConnectionResult['window']>('AuditWindow').implement({
+export const AuditWindowRef = builder.objectRef<{ from: number; to: number }>('AuditWindow').implement({
   description: 'The time window (both ends included) every cursor of a connection is pinned to.',
   fields: (t) => ({
     from: t.expose('from', { type: 'DateTime', description: 'Oldest time included.' }),

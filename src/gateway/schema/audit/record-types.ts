@@ -4,7 +4,7 @@
  */
 import type { FieldMap } from '@pothos/core';
 import type { AuditRecord } from '../../../upstream/identity/schemas.js';
-import { builder } from '../builder.js';
+import { builder, type InterfaceFields, type ObjectFields } from '../builder.js';
 import { TYPE_NAME_BY_OBJECT_TYPE } from '../../../audit/paging/object-types.js';
 
 const AuditBaseTypeEnum = builder.enumType('AuditBaseType', {
@@ -26,12 +26,16 @@ const AuditActorRef = builder.objectRef<AuditRecord>('AuditActor').implement({
   }),
 });
 
+type RecordFields = ObjectFields<AuditRecord>;
+type CommonFields = InterfaceFields<AuditRecord>;
+
+const optionalText = (t: CommonFields, name: Parameters<CommonFields['exposeString']>[0], description: string) =>
+  t.exposeString(name, { nullable: true, description });
+
 const isSystemEvent = (r: AuditRecord) =>
   r.actorId == null && r.actorUserName == null && r.actorDomain == null && r.actorUuid == null;
 
-function auditEventTypeName(record: AuditRecord): string {
-  return TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
-}
+const auditEventTypeName = (record: AuditRecord) => TYPE_NAME_BY_OBJECT_TYPE.get(record.objectType) ?? 'OtherAuditEvent';
 
 const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').implement({
   description: 'The fields every audit record has.',
@@ -41,39 +45,26 @@ const AuditRecordInterface = builder.interfaceRef<AuditRecord>('AuditRecord').im
     baseType: t.expose('baseType', { type: AuditBaseTypeEnum, description: 'A data change (AUDIT) or an action (ACTION).' }),
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When it happened (millisecond precision).' }),
     organizationId: t.expose('organizationId', { type: 'SafeInt', nullable: true, description: 'Numeric id of the tenant.' }),
-    tenantId: t.exposeString('tenantId', {
-      nullable: true,
-      description: "Tenant id: the host-name prefix of the tenant's address.",
-    }),
+    tenantId: optionalText(t, 'tenantId', "Tenant id: the host-name prefix of the tenant's address."),
     actor: t.field({
       type: AuditActorRef,
       nullable: true,
       description: 'Null for system events.',
       resolve: (r) => (isSystemEvent(r) ? null : r),
     }),
-    clientId: t.exposeString('clientId', { nullable: true, description: 'The OAuth client the request came through, when known.' }),
-    deviceId: t.exposeString('deviceId', { nullable: true, description: 'The user agent, in the records seen so far.' }),
-    workspaceId: t.exposeString('workspaceId', { nullable: true, description: 'The workspace of the event, when known.' }),
-    sourceIp: t.exposeString('sourceIp', { nullable: true, description: 'IP address of the requesting machine.' }),
+    clientId: optionalText(t, 'clientId', 'The OAuth client the request came through, when known.'),
+    deviceId: optionalText(t, 'deviceId', 'The user agent, in the records seen so far.'),
+    workspaceId: optionalText(t, 'workspaceId', 'The workspace of the event, when known.'),
+    sourceIp: optionalText(t, 'sourceIp', 'IP address of the requesting machine.'),
     objectType: t.exposeString('objectType', { description: 'Upstream objectType, verbatim.' }),
-    objectId: t.exposeString('objectId', {
-      nullable: true,
-      description: 'Internal id of the affected object; its format depends on the object.',
-    }),
-    objectName: t.exposeString('objectName', {
-      nullable: true,
-      description: 'Name of the affected object (a user, application, configuration or tenant).',
-    }),
-    objectAction: t.exposeString('objectAction', {
-      nullable: true,
-      description: 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.',
-    }),
+    objectId: optionalText(t, 'objectId', 'Internal id of the affected object; its format depends on the object.'),
+    objectName: optionalText(t, 'objectName', 'Name of the affected object (a user, application, configuration or tenant).'),
+    objectAction: optionalText(t, 'objectAction', 'Set on AUDIT records, e.g. UPDATE; null on ACTION records.'),
     values: t.expose('values', { type: 'JSON', description: "The record's type-dependent values, verbatim." }),
   }),
 });
 
-/** Readings of the type-dependent `values`: null (or an empty list) when a value is absent or of another type. */
-/** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean. */
+/** `values.success`: the string "true"/"false" as the upstream sends it, or a real boolean; else null. */
 export function booleanValue(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
   const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
@@ -82,10 +73,7 @@ export function booleanValue(value: unknown): boolean | null {
 
 export const stringValue = (value: unknown) => (typeof value === 'string' ? value : null);
 
-/**
- * `values.authMethods` split into its labels. Labels are comma-delimited, but a label may hold
- * commas inside its parentheses ("RSA SecurID (Token, PIN)"), so only top-level commas split.
- */
+/** `values.authMethods` split at top-level commas: a label may hold some in parentheses ("SecurID (Token, PIN)"). */
 export function authMethodLabels(value: unknown): string[] {
   if (typeof value !== 'string') return [];
   const labels: string[] = [];
@@ -103,9 +91,6 @@ export function authMethodLabels(value: unknown): string[] {
   return labels.map((label) => label.trim()).filter((label) => label.length > 0);
 }
 
-type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type RecordFields = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, AuditRecord>;
-
 /** One text per `values` field, however many event types expose it. */
 const VALUE_DESCRIPTIONS = {
   deviceType: 'values.deviceType, verbatim.',
@@ -114,7 +99,6 @@ const VALUE_DESCRIPTIONS = {
   resourceType: 'values.resourceType: the type of the application launched.',
 } as const;
 
-/** A string from `values`, null when absent or not a string. */
 const valueString = (t: RecordFields, key: keyof typeof VALUE_DESCRIPTIONS) =>
   t.string({ nullable: true, description: VALUE_DESCRIPTIONS[key], resolve: (r) => stringValue(r.values[key]) });
 

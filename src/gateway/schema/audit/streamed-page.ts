@@ -3,15 +3,8 @@
  * small first chunk answers first, and each chunk's edges leave once it and those before it are in.
  * pageInfo and totalCount settle with the last chunk (clients put them in a @defer fragment).
  */
-import {
-  getDirectiveValues,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
-  Kind,
-  type GraphQLResolveInfo,
-  type SelectionNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { getDirectiveValues, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
+import { collectSubfields } from 'graphql/execution/collectFields.js';
 import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { AuditRowResult } from '../../../upstream/types.js';
 import type { WindowReader } from '../../../audit/paging/window.js';
@@ -22,26 +15,14 @@ import { edgesOf, pageInfoOf, type AuditEdge, type UnreadableRow } from './conne
 export const FIRST_CHUNK_ROWS = 100;
 const CHUNK_ROWS = 1000;
 
-/** Whether this auditEvents field selects `edges` with an active @stream (and not @skip-ped away). */
+/** Whether this auditEvents field selects `edges` with an active @stream (fields as the executor collects them). */
 export function streamsEdges(info: GraphQLResolveInfo): boolean {
-  const seen = new Set<string>();
-  const included = (node: SelectionNode) =>
-    getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.['if'] !== true &&
-    getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.['if'] !== false;
-  const visit = (selectionSet: SelectionSetNode): boolean =>
-    selectionSet.selections.some((selection) => {
-      if (!included(selection)) return false;
-      if (selection.kind === Kind.FIELD) {
-        // Validation allows @stream on list fields only, and edges is the connection's only one.
-        return getDirectiveValues(streamDirective, selection, info.variableValues)?.['if'] === true;
-      }
-      if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet);
-      // Each fragment is looked into once: spreads that repeat would otherwise cost 2^depth visits.
-      if (seen.has(selection.name.value)) return false;
-      seen.add(selection.name.value);
-      return visit(info.fragments[selection.name.value]!.selectionSet);
-    });
-  return info.fieldNodes.some((node) => visit(node.selectionSet!));
+  const { schema, fragments, variableValues, fieldNodes } = info;
+  const fields = collectSubfields(schema, fragments, variableValues, info.returnType as GraphQLObjectType, fieldNodes);
+  // Validation allows @stream on list fields only, and edges is the connection's only one.
+  return [...fields.values()].some((nodes) =>
+    nodes.some((node) => getDirectiveValues(streamDirective, node, variableValues)?.['if'] === true),
+  );
 }
 
 /** The page [start, end) in chunks; the row at `end` (read with the last chunk) gives hasNextPage. */

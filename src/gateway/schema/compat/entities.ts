@@ -1,9 +1,7 @@
 /**
- * @apollo/subgraph 2.14's `_entities` resolver loads the representations inside one `map()` and
- * throws on the first unknown `__typename`: the whole list fails, and the loads already started are
- * left without anyone awaiting them. Here every representation is checked before any is loaded, a
- * bad one is BAD_USER_INPUT at its own index, and the others resolve. The guard also bounds the
- * representations of a request, counted over all its `_entities` fields (aliases).
+ * @apollo/subgraph 2.14's `_entities` throws on the first unknown `__typename`, failing the whole list and leaving
+ * started loads unawaited. Here each is checked first: a bad one is BAD_USER_INPUT at its own index, the others
+ * resolve. The guard also bounds the representations of a request, over all its `_entities` fields (aliases).
  */
 import { isUnionType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { BadUserInputError } from '../../../lib/errors.js';

@@ -7,7 +7,7 @@ import type {
   NestedMessage,
   TransferEndpoint,
 } from '../../../upstream/content-library/schemas.js';
-import { builder } from '../builder.js';
+import { builder, type ObjectFields } from '../builder.js';
 import {
   CHECKSUM_ALGORITHMS,
   TRANSFER_SOURCE_TYPES,
@@ -84,10 +84,7 @@ const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoin
   }),
 });
 
-/**
- * The vAPI localizable message (spec 2.5): a param's value may hold a nested message (`l`) whose
- * params hold values again, to any depth; the client's selection decides how deep it reads.
- */
+/** The vAPI localizable message (spec 2.5): a param's value may nest a message (`l`), as deep as a client selects. */
 const NestedLocalizableMessageRef = builder.objectRef<NestedMessage>('NestedLocalizableMessage');
 const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam');
 const LocalizableMessageParamValueRef = builder.objectRef<MessageParamValue>('LocalizableMessageParamValue');
@@ -140,6 +137,9 @@ LocalizableMessageParamValueRef.implement({
   }),
 });
 
+const byteCount = (t: ObjectFields<FileInfo>, description: string, bytes: (file: FileInfo) => number | null | undefined) =>
+  t.field({ type: 'SafeInt', nullable: true, description, resolve: (file) => upstreamSafeInt(bytes(file)) });
+
 export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFile').implement({
   description: 'A file of a content library item update session.',
   fields: (t) => ({
@@ -162,12 +162,7 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       description:
         "The upstream's source_type verbatim; differs from sourceType only for a value this gateway does not know.",
     }),
-    size: t.field({
-      type: 'SafeInt',
-      nullable: true,
-      description: 'Bytes received; set once status is READY.',
-      resolve: (file) => upstreamSafeInt(file.size),
-    }),
+    size: byteCount(t, 'Bytes received; set once status is READY.', (file) => file.size),
     checksumInfo: t.expose('checksum_info', {
       type: ChecksumInfoRef,
       nullable: true,
@@ -183,12 +178,7 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       nullable: true,
       description: 'Where a client uploads the file to (PUSH).',
     }),
-    bytesTransferred: t.field({
-      type: 'SafeInt',
-      nullable: true,
-      description: 'Bytes transferred so far.',
-      resolve: (file) => upstreamSafeInt(file.bytes_transferred),
-    }),
+    bytesTransferred: byteCount(t, 'Bytes transferred so far.', (file) => file.bytes_transferred),
     keepInStorage: t.exposeBoolean('keep_in_storage', {
       nullable: true,
       description: "The upstream's keep_in_storage flag, verbatim (its meaning is not documented further).",
