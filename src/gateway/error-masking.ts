@@ -5,9 +5,6 @@
 import { GraphQLError } from 'graphql';
 import { maskError as maskUnexpectedError, type MaskError } from 'graphql-yoga';
 import { CallerGoneError, GatewayError } from '../lib/errors.js';
-import { unauthenticated } from './plugins/auth/caller-auth.js';
-
-const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 
 /** A variable value that does not coerce: graphql-js reports it without a path, wrapping the value's own error. */
 export const isVariableValueError = (error: unknown): error is GraphQLError =>
@@ -36,8 +33,6 @@ export function errorMaskingFor(maxRequestBytes: number): MaskError {
         });
       }
       if (error.extensions.code !== undefined) return error;
-      // useJWT's refusal of a token that does not verify: its log line says why, the caller learns what.
-      if (error.extensions.http?.status === 401) return unauthenticated(TOKEN_NOT_VERIFIED);
       // Errors of the request phase (plugins) and of variable coercion may come without a code.
       const status = error.extensions.http?.status ?? 500;
       const byStatus = status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';

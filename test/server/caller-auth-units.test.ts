@@ -1,7 +1,7 @@
 /**
  * Caller authentication (src/gateway/plugins/auth/caller-auth.ts) in a Yoga of its own, made inside each test
  * (a plugin made while the file is collected would be made before a mutant is active): API keys,
- * the bearer header, the JWT checks made before useJWT, the algorithms and claims verified, and
+ * the bearer header, the JWT checks made before jose verifies the signature, the algorithms and claims verified, and
  * the caller each request is admitted as, and when the JWKS is fetched. A JWKS on loopback serves
  * two RSA and two EC keys.
  * Through the whole gateway: caller-auth.test.ts.
@@ -351,7 +351,7 @@ describe('JWT callers', () => {
     expect((await ask(jwtOnly(), { 'x-api-key': 'stray', ...bearer(token()) })).caller).toMatchObject({ id: 'jwt:alice' });
   });
 
-  it('logs each refusal before useJWT once, at warn, with its reason and request id', async () => {
+  it('logs each refusal before the signature check once, at warn, with its reason and request id', async () => {
     const lines: { fields: unknown; message: unknown }[] = [];
     const log = { warn: (fields: unknown, message: unknown) => lines.push({ fields, message }) } as unknown as Logger;
     const yoga = yogaFor({ ...jwtOnly(), log }, [useRequestId()]);
