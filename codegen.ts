@@ -11,7 +11,7 @@
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { introspectionFromSchema, printSchema } from 'graphql';
-import { clientSchemaOf } from './src/gateway/schema/client-schema.js';
+import { clientSchemaOf } from './codegen/client-schema.js';
 import { schema, subgraphSdl } from './src/gateway/schema/index.js';
 
 const clientSchema = clientSchemaOf(schema);

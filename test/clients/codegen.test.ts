@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { generate } from '@graphql-codegen/cli';
 import { isAbstractType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { clientSchemaOf } from '../../src/gateway/schema/client-schema.js';
+import { clientSchemaOf } from '../../codegen/client-schema.js';
 import { schema } from '../../src/gateway/schema/index.js';
 import config from './codegen.js';
 

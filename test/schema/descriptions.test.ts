@@ -15,7 +15,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { clientSchemaOf } from '../../src/gateway/schema/client-schema.js';
+import { clientSchemaOf } from '../../codegen/client-schema.js';
 import { schema } from '../../src/gateway/schema/index.js';
 
 /** Paths like `Type.field(argument)` of everything without a description. */

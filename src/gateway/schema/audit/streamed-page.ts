@@ -8,7 +8,6 @@ import { collectSubfields } from 'graphql/execution/collectFields.js';
 import type { PageInfoShape } from '@pothos/plugin-relay';
 import type { AuditRowResult } from '../../../upstream/types.js';
 import type { WindowReader } from '../../../audit/paging/window.js';
-import { streamDirective } from '../client-schema.js';
 import { edgesOf, pageInfoOf, type AuditEdge, type UnreadableRow } from './connection-types.js';
 
 /** Enough for a first screen, quick to read. */
@@ -18,10 +17,13 @@ const CHUNK_ROWS = 1000;
 /** Whether this auditEvents field selects `edges` with an active @stream (fields as the executor collects them). */
 export function streamsEdges(info: GraphQLResolveInfo): boolean {
   const { schema, fragments, variableValues, fieldNodes } = info;
+  // The executing schema has @stream when the defer-stream plugin runs; without it no document may use it.
+  const stream = schema.getDirective('stream');
+  if (!stream) return false;
   const fields = collectSubfields(schema, fragments, variableValues, info.returnType as GraphQLObjectType, fieldNodes);
   // Validation allows @stream on list fields only, and edges is the connection's only one.
   return [...fields.values()].some((nodes) =>
-    nodes.some((node) => getDirectiveValues(streamDirective, node, variableValues)?.['if'] === true),
+    nodes.some((node) => getDirectiveValues(stream, node, variableValues)?.['if'] === true),
   );
 }
 

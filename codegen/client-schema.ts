@@ -32,7 +32,7 @@ const deferDirective = new GraphQLDirective({
   args: { if: ifArgument('Deferred'), label: labelArgument },
 });
 
-export const streamDirective = new GraphQLDirective({
+const streamDirective = new GraphQLDirective({
   name: 'stream',
   description: 'Delivers the items of this list field in later parts of an incremental response, as they are ready.',
   locations: [DirectiveLocation.FIELD],
