@@ -1,8 +1,6 @@
 /**
- * The REST data source under both clients: one call = credentials + exchange + retries + mapping +
- * zod validation + one log line, all within one deadline. Knows nothing of GraphQL.
- * Answer bytes count against one bound for the whole process (`answerBytes`) until parsed: the
- * body cap bounds one answer, not the many connections that may each be receiving one.
+ * One upstream call: credentials, exchange, retries, status mapping, zod validation and one log line,
+ * all within one deadline. Answer bytes count against the process's bound (`answerBytes`) until parsed.
  */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,9 +35,8 @@ export interface UpstreamRequest<T> {
   /** What the shape cannot say (more rows than asked): a problem it names is UPSTREAM_INVALID_RESPONSE. */
   readonly check?: (answer: T) => string | undefined;
   readonly credentials?: CredentialSource | undefined;
+  /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
   readonly credentialRoute?: boolean;
-  /** A POST that may be repeated (token grant, session login): retried like a GET. */
-  readonly retryLikeGet?: boolean;
   readonly notFoundMessage?: string;
   /** The error type that makes a 404 "not found"; without it a 404 is an unknown path (a wrong base URL). */
   readonly notFoundType?: RegExp;
@@ -172,7 +169,7 @@ export class UpstreamHttp {
     progress: Progress,
   ): Promise<Dispatcher.ResponseData> {
     const policy = this.#options.retry;
-    const retryMethod = request.retryLikeGet ? 'GET' : request.method;
+    const retryMethod = request.credentialRoute ? 'GET' : request.method;
     progress.lease = lease;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
