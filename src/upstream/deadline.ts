@@ -5,18 +5,14 @@
 
 /** The abort reason when the call's own deadline, not the caller, ended the call. */
 export class DeadlineExceededError extends Error {
-  constructor() {
-    super('The upstream deadline was exceeded.');
-    this.name = 'DeadlineExceededError';
-  }
+  override name = 'DeadlineExceededError';
+  override message = 'The upstream deadline was exceeded.';
 }
 
 /** The abort reason of an operation's signal when its deadline passed (the caller did not leave). */
 export class OperationTimedOutError extends Error {
-  constructor() {
-    super('The operation timed out.');
-    this.name = 'OperationTimedOutError';
-  }
+  override name = 'OperationTimedOutError';
+  override message = 'The operation timed out.';
 }
 
 /** Why an operation's signal aborted: its deadline passed, or its caller went away. */

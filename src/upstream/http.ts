@@ -55,17 +55,14 @@ export interface UpstreamHttpOptions {
 }
 
 /** An answer with the byte length of its body (for caches bounded in bytes). */
-export interface MeasuredAnswer<T> {
-  readonly value: T;
-  readonly bodyBytes: number;
-}
+type MeasuredAnswer<T> = { readonly value: T; readonly bodyBytes: number };
 
 interface Progress {
   status: number | undefined;
   retries: number;
   credentialRetry: boolean;
   /** The last attempt's credential: an error type that repeats it is not logged. */
-  lease: CredentialLease | undefined;
+  lease?: CredentialLease | undefined;
 }
 
 export class UpstreamHttp {
@@ -104,7 +101,7 @@ export class UpstreamHttp {
   ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal, call.expiresAt);
-    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false, lease: undefined };
+    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
     const { service } = this;
     const { route, method } = request;
     const end = (outcome: UpstreamCallEvent['outcome'], level: 'info' | 'warn' | 'debug', message: string, more = {}) => {
@@ -342,11 +339,7 @@ export const DECODE_BATCH_BYTES = 64 * 1024;
  * does not fit ends the read with `refused()`). Decoded as `body.text()` does (UTF-8, a leading BOM
  * dropped); ASCII, what these services send, is taken as Latin-1 without a decoder.
  */
-async function readText(
-  body: Dispatcher.ResponseData['body'],
-  holding: ByteHolding,
-  refused: () => Error,
-): Promise<{ text: string; bodyBytes: number }> {
+async function readText(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => Error) {
   let decoder: TextDecoder | undefined;
   let text = '';
   let bodyBytes = 0;
@@ -377,15 +370,10 @@ async function readText(
 }
 
 /** The error type of a refusal's body (see error-type.ts): none when it cannot be read, unless refused for bytes. */
-async function readErrorType(
-  body: Dispatcher.ResponseData['body'],
-  holding: ByteHolding,
-  refused: () => UpstreamError,
-): Promise<string | undefined> {
-  try {
-    return errorTypeIn((await readText(body, holding, refused)).text);
-  } catch (error) {
+async function readErrorType(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => UpstreamError) {
+  const read = await readText(body, holding, refused).catch((error: unknown) => {
     if (error instanceof UpstreamError) throw error;
     return undefined;
-  }
+  });
+  return read && errorTypeIn(read.text);
 }

@@ -1,4 +1,4 @@
-/** vAPI session for the content library: one login (HTTP Basic), kept until the service answers 401 (sessions expire without notice). */
+/** The content library's vAPI session: one login (HTTP Basic), kept until a 401 (sessions expire without notice). */
 import type { Logger } from 'pino';
 import { basicAuthorization, reportedRenewal, SharedCredential } from '../credentials.js';
 import type { UpstreamEvents } from '../events.js';

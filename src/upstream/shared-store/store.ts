@@ -1,8 +1,7 @@
 /**
- * The state replicas share, in Redis (REDIS_URL): an accelerator, never a dependency. A call that
- * fails or passes REDIS_TIMEOUT_MS is a miss (undefined/false), never an error; an outage is logged
- * once as it starts and once as it ends. Values are sealed with a checksum over key, kind and payload:
- * anything else under the prefix (another program's, truncated, copied elsewhere) reads as a miss.
+ * The state replicas share, in Redis (REDIS_URL): an accelerator, never a dependency. A call that fails
+ * or passes REDIS_TIMEOUT_MS is a miss, never an error; an outage is logged as it starts and as it ends.
+ * Values are sealed with a checksum over key, kind and payload: anything else reads as a miss.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -76,7 +75,6 @@ export class SharedStore {
     return this.#up === true;
   }
 
-  /** `name` under the configured prefix. */
   key(name: string): string {
     return this.#config.keyPrefix + name;
   }
