@@ -302,10 +302,7 @@ export class UpstreamHttp {
  */
 export const MAX_BODY_CONTAINERS = 400_000;
 
-/**
- * `[` and `{` anywhere are counted natively by indexOf; only a body with more of them than the
- * limit is walked character by character to leave out those in strings.
- */
+/** `[` and `{` are counted by indexOf; only a body with more than `limit` is walked to leave out those in strings. */
 function moreContainersThan(text: string, limit: number): boolean {
   let anywhere = 0;
   for (const opening of ['[', '{']) {
@@ -328,10 +325,7 @@ function moreContainersThan(text: string, limit: number): boolean {
   return false;
 }
 
-/**
- * Pieces of a body are gathered to at least this many bytes before they are decoded, so a body
- * sent a byte at a time still becomes a few large strings joined, not one small string per piece.
- */
+/** Pieces are decoded in batches of this many bytes: a body sent a byte at a time is not one string per byte. */
 export const DECODE_BATCH_BYTES = 64 * 1024;
 
 /**

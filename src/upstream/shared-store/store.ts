@@ -84,12 +84,12 @@ export class SharedStore {
     return this.open(key, kind, await this.#call((client) => client.get(key)));
   }
 
-  /** Stores `payload` for `ttlMs`; false when Redis did not take it. */
+  /** false when Redis did not take it. */
   async set(key: string, kind: string, payload: string, ttlMs: number): Promise<boolean> {
     return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
   }
 
-  /** Whether `key` exists; false when Redis does not answer. */
+  /** false when Redis does not answer. */
   async exists(key: string): Promise<boolean> {
     return (await this.#call((client) => client.exists(key))) === 1;
   }
