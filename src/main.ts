@@ -88,7 +88,7 @@ async function main() {
   registerMetrics(metrics.registry);
   // ioredis is loaded only when replicas share state.
   const sharedStore = config.redis
-    ? (await import('./upstream/shared-store/index.js')).createSharedStore(config.redis, log)
+    ? (await import('./upstream/shared-store/store.js')).createSharedStore(config.redis, log)
     : undefined;
   if (sharedStore) metrics.observeSharedStore(sharedStore);
   // OpenTelemetry's SDK is loaded only when tracing is configured.

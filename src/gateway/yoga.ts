@@ -21,7 +21,7 @@ import { createMemoryBudget } from '../lib/memory-budget.js';
 import type { ByteReservations } from '../lib/byte-reservations.js';
 import { schema } from './schema/index.js';
 import type { Upstreams } from '../upstream/types.js';
-import type { SharedStore } from '../upstream/shared-store/index.js';
+import type { SharedStore } from '../upstream/shared-store/store.js';
 
 export interface GatewayOptions {
   readonly config: Config;

@@ -1,7 +1,7 @@
 /** What the HTTP layer needs from a token or session manager, and what both managers share. */
 import type { Logger } from 'pino';
 import { UpstreamError, type UpstreamService } from '../lib/errors.js';
-import type { Deadline } from './deadline.js';
+import { untilAborted, type Deadline } from './deadline.js';
 import { emit, type CredentialRenewalEvent, type UpstreamEvents } from './events.js';
 
 export interface CredentialLease {
@@ -21,17 +21,36 @@ export function basicAuthorization(user: string, password: string): string {
 }
 
 /**
- * One credential request in flight at a time: callers meanwhile share its outcome, a failure
- * included; once it settles, the next caller starts a new one.
+ * One credential shared by every caller, and one request for a new one in flight at a time: callers
+ * meanwhile share its outcome, a failure included; once it settles, the next caller starts a new one.
  */
-export class SingleFlight<T> {
-  #inflight: Promise<T> | undefined;
+export abstract class SharedCredential<T extends object | string> implements CredentialSource {
+  protected current: T | undefined;
+  #renewal: Promise<T> | undefined;
 
-  join(start: () => Promise<T>): Promise<T> {
-    this.#inflight ??= start().finally(() => {
-      this.#inflight = undefined;
+  /** Requests a new credential; not tied to any caller's signal, as others may be waiting for it. */
+  protected abstract obtain(log: Logger): Promise<T>;
+  protected abstract headers(credential: T): Record<string, string>;
+
+  async acquire(deadline: Deadline, log: Logger): Promise<CredentialLease> {
+    const credential = await this.valid(deadline, log);
+    return {
+      headers: this.headers(credential),
+      invalidate: () => {
+        if (this.current === credential) this.current = undefined;
+      },
+    };
+  }
+
+  protected valid(deadline: Deadline, log: Logger): T | Promise<T> {
+    return this.current ?? untilAborted(this.renew(log), deadline.signal);
+  }
+
+  protected renew(log: Logger): Promise<T> {
+    this.#renewal ??= this.obtain(log).finally(() => {
+      this.#renewal = undefined;
     });
-    return this.#inflight;
+    return this.#renewal;
   }
 }
 

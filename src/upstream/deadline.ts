@@ -5,23 +5,43 @@
 
 /** The abort reason when the call's own deadline, not the caller, ended the call. */
 export class DeadlineExceededError extends Error {
-  constructor() {
-    super('The upstream deadline was exceeded.');
-    this.name = 'DeadlineExceededError';
-  }
+  override name = 'DeadlineExceededError';
+  override message = 'The upstream deadline was exceeded.';
 }
 
 /** The abort reason of an operation's signal when its deadline passed (the caller did not leave). */
 export class OperationTimedOutError extends Error {
-  constructor() {
-    super('The operation timed out.');
-    this.name = 'OperationTimedOutError';
-  }
+  override name = 'OperationTimedOutError';
+  override message = 'The operation timed out.';
 }
 
 /** Why an operation's signal aborted: its deadline passed, or its caller went away. */
 export function abortCauseOf(signal: AbortSignal): 'deadline' | 'cancelled' {
   return signal.reason instanceof OperationTimedOutError ? 'deadline' : 'cancelled';
+}
+
+/** A signal that aborts with `timedOut()` in `ms`, or first with the parent's reason; `dispose` drops the timer and listener. */
+function abortAfter(ms: number, parent: AbortSignal | undefined, timedOut: () => Error) {
+  const controller = new AbortController();
+  const onParentAbort = () => controller.abort(parent!.reason);
+  let timer: NodeJS.Timeout | undefined;
+  if (parent?.aborted) onParentAbort();
+  else if (ms <= 0) controller.abort(timedOut());
+  else {
+    parent?.addEventListener('abort', onParentAbort, { once: true });
+    timer = setTimeout(() => {
+      parent?.removeEventListener('abort', onParentAbort);
+      controller.abort(timedOut());
+    }, ms);
+    timer.unref();
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParentAbort);
+    },
+  };
 }
 
 export interface OperationDeadline {
@@ -34,35 +54,20 @@ export interface OperationDeadline {
 
 export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortSignal): OperationDeadline {
   const expiresAt = performance.now() + timeoutMs;
-  let controller: AbortController | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let made: { readonly signal: AbortSignal; dispose(): void } | undefined;
   let disposed = false;
-  const onCallerAbort = () => controller!.abort(callerSignal!.reason);
-  const expire = () => {
-    callerSignal?.removeEventListener('abort', onCallerAbort);
-    controller!.abort(new OperationTimedOutError());
-  };
-  const arm = (made: AbortController) => {
-    if (callerSignal?.aborted) return made.abort(callerSignal.reason);
-    const left = expiresAt - performance.now();
-    if (left <= 0) return made.abort(new OperationTimedOutError());
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    timer = setTimeout(expire, left);
-    timer.unref();
-  };
   return {
     expiresAt,
     get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (!disposed) arm(controller);
-      }
-      return controller.signal;
+      // Asked for after the operation ended: a signal that never aborts, and no timer.
+      made ??= disposed
+        ? { signal: new AbortController().signal, dispose() {} }
+        : abortAfter(expiresAt - performance.now(), callerSignal, () => new OperationTimedOutError());
+      return made.signal;
     },
     dispose() {
       disposed = true;
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      made?.dispose();
     },
   };
 }
@@ -83,38 +88,18 @@ export interface Deadline {
  */
 export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, callerExpiresAt?: number): Deadline {
   const now = performance.now();
-  if (callerSignal && callerExpiresAt !== undefined && callerExpiresAt - now <= timeoutMs) {
-    return {
-      signal: callerSignal,
-      remainingMs: () => Math.max(0, callerExpiresAt - performance.now()),
-      abortCause: () => (callerSignal.aborted ? abortCauseOf(callerSignal) : undefined),
-      dispose() {},
-    };
-  }
-  const controller = new AbortController();
-  const expiresAt = now + timeoutMs;
-  let cause: 'timeout' | 'deadline' | 'cancelled' | undefined;
-
-  const onCallerAbort = () => {
-    cause ??= abortCauseOf(callerSignal!);
-    controller.abort(callerSignal!.reason);
-  };
-  const timer = setTimeout(() => {
-    cause ??= 'timeout';
-    controller.abort(new DeadlineExceededError());
-  }, timeoutMs);
-  timer.unref();
-
-  if (callerSignal?.aborted) onCallerAbort();
-  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-
+  const shared = callerSignal && callerExpiresAt !== undefined && callerExpiresAt - now <= timeoutMs;
+  const expiresAt = shared ? callerExpiresAt : now + timeoutMs;
+  const { signal, dispose } = shared
+    ? { signal: callerSignal, dispose() {} }
+    : abortAfter(timeoutMs, callerSignal, () => new DeadlineExceededError());
   return {
-    signal: controller.signal,
+    signal,
+    dispose,
     remainingMs: () => Math.max(0, expiresAt - performance.now()),
-    abortCause: () => cause,
-    dispose() {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+    abortCause: () => {
+      if (!signal.aborted) return undefined;
+      return signal.reason instanceof DeadlineExceededError ? 'timeout' : abortCauseOf(signal);
     },
   };
 }

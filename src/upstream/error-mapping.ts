@@ -1,19 +1,6 @@
 /**
  * The one place where what an upstream did becomes a typed UpstreamError. Messages are for clients
  * (no URL, token, secret or upstream body); `detail` is for the log only, and never holds secrets.
- *
- * | upstream outcome                                   | code                      |
- * |----------------------------------------------------|---------------------------|
- * | 401 (after the one credential renewal), 403        | UPSTREAM_UNAUTHORIZED     |
- * | 400 from a credential route (token, session login) | UPSTREAM_UNAUTHORIZED     |
- * | 404 on a route that names what is missing          | NOT_FOUND                 |
- * | 408, 429, 5xx (after retries)                      | UPSTREAM_UNAVAILABLE      |
- * | connection failure, deadline (call's or operation's)| UPSTREAM_UNAVAILABLE      |
- * | too many answer bytes in flight in the gateway     | UPSTREAM_UNAVAILABLE      |
- * | any other status (other 4xx, 404 elsewhere, 3xx)   | UPSTREAM_INVALID_RESPONSE |
- * | 2xx whose body is not JSON or fails its zod model  | UPSTREAM_INVALID_RESPONSE |
- * | 2xx that fails the request's own check (more rows) | UPSTREAM_INVALID_RESPONSE |
- * A caller that went away is no upstream outcome: its calls end with CallerGoneError.
  */
 import type { z } from 'zod';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
@@ -24,15 +11,12 @@ const serviceNames: Record<UpstreamService, string> = {
   'content-library': 'The content library service',
 };
 
-export interface StatusContext {
-  /** Token and session login routes: a 400 there means the credentials or grant were refused. */
-  readonly credentialRoute?: boolean;
-  /** Set on routes where a 404 means "the thing asked for does not exist". */
-  readonly notFoundMessage?: string;
-  readonly detail: Record<string, unknown>;
-}
-
-export function errorForStatus(service: UpstreamService, status: number, context: StatusContext): UpstreamError {
+/** A 400 on a credential route refuses the credentials; `notFoundMessage`: a 404 means the thing asked for does not exist. */
+export function errorForStatus(
+  service: UpstreamService,
+  status: number,
+  context: { readonly credentialRoute?: boolean | undefined; readonly notFoundMessage?: string | undefined; readonly detail: object },
+): UpstreamError {
   const name = serviceNames[service];
   const detail = { ...context.detail, status };
   if (status === 401 || status === 403 || (status === 400 && context.credentialRoute)) {
@@ -48,9 +32,7 @@ export function errorForStatus(service: UpstreamService, status: number, context
 }
 
 /** timeout: the call's own deadline; deadline: its operation's (REQUEST_TIMEOUT_MS). */
-export type TransportFailure = 'timeout' | 'deadline' | 'connection';
-
-export function errorForTransport(service: UpstreamService, failure: TransportFailure, detail: Record<string, unknown>) {
+export function errorForTransport(service: UpstreamService, failure: 'timeout' | 'deadline' | 'connection', detail: object) {
   const name = serviceNames[service];
   const message = {
     timeout: `${name} did not answer in time.`,

@@ -45,16 +45,9 @@ export interface UpstreamEvents {
 }
 
 /** Where an upstream call starts: stable labels only, nothing a caller sent. */
-export interface UpstreamCallStart {
-  readonly service: UpstreamService;
-  readonly route: string;
-  readonly method: string;
-}
+export type UpstreamCallStart = Pick<UpstreamCallEvent, 'service' | 'route' | 'method'>;
 
-/**
- * Wraps each upstream call (e.g. in an active span): runs `call` exactly once and passes its outcome
- * on unchanged; the call reports how it ended through `end`.
- */
+/** Wraps each upstream call (e.g. in an active span): runs `call` once, its outcome unchanged; `end` says how it ended. */
 export interface UpstreamTracer {
   traceCall<T>(start: UpstreamCallStart, call: (end: (event: UpstreamCallEvent) => void) => Promise<T>): Promise<T>;
 }

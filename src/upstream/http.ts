@@ -1,8 +1,6 @@
 /**
- * The REST data source under both clients: one call = credentials + exchange + retries + mapping +
- * zod validation + one log line, all within one deadline. Knows nothing of GraphQL.
- * Answer bytes count against one bound for the whole process (`answerBytes`) until parsed: the
- * body cap bounds one answer, not the many connections that may each be receiving one.
+ * One upstream call: credentials, exchange, retries, status mapping, zod validation and one log line,
+ * all within one deadline. Answer bytes count against the process's bound (`answerBytes`) until parsed.
  */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,9 +35,8 @@ export interface UpstreamRequest<T> {
   /** What the shape cannot say (more rows than asked): a problem it names is UPSTREAM_INVALID_RESPONSE. */
   readonly check?: (answer: T) => string | undefined;
   readonly credentials?: CredentialSource | undefined;
+  /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
   readonly credentialRoute?: boolean;
-  /** A POST that may be repeated (token grant, session login): retried like a GET. */
-  readonly retryLikeGet?: boolean;
   readonly notFoundMessage?: string;
   /** The error type that makes a 404 "not found"; without it a 404 is an unknown path (a wrong base URL). */
   readonly notFoundType?: RegExp;
@@ -58,17 +55,14 @@ export interface UpstreamHttpOptions {
 }
 
 /** An answer with the byte length of its body (for caches bounded in bytes). */
-export interface MeasuredAnswer<T> {
-  readonly value: T;
-  readonly bodyBytes: number;
-}
+type MeasuredAnswer<T> = { readonly value: T; readonly bodyBytes: number };
 
 interface Progress {
   status: number | undefined;
   retries: number;
   credentialRetry: boolean;
   /** The last attempt's credential: an error type that repeats it is not logged. */
-  lease: CredentialLease | undefined;
+  lease?: CredentialLease | undefined;
 }
 
 export class UpstreamHttp {
@@ -107,7 +101,7 @@ export class UpstreamHttp {
   ): Promise<MeasuredAnswer<T>> {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal, call.expiresAt);
-    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false, lease: undefined };
+    const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
     const { service } = this;
     const { route, method } = request;
     const end = (outcome: UpstreamCallEvent['outcome'], level: 'info' | 'warn' | 'debug', message: string, more = {}) => {
@@ -172,7 +166,7 @@ export class UpstreamHttp {
     progress: Progress,
   ): Promise<Dispatcher.ResponseData> {
     const policy = this.#options.retry;
-    const retryMethod = request.retryLikeGet ? 'GET' : request.method;
+    const retryMethod = request.credentialRoute ? 'GET' : request.method;
     progress.lease = lease;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
@@ -308,10 +302,7 @@ export class UpstreamHttp {
  */
 export const MAX_BODY_CONTAINERS = 400_000;
 
-/**
- * `[` and `{` anywhere are counted natively by indexOf; only a body with more of them than the
- * limit is walked character by character to leave out those in strings.
- */
+/** `[` and `{` are counted by indexOf; only a body with more than `limit` is walked to leave out those in strings. */
 function moreContainersThan(text: string, limit: number): boolean {
   let anywhere = 0;
   for (const opening of ['[', '{']) {
@@ -334,10 +325,7 @@ function moreContainersThan(text: string, limit: number): boolean {
   return false;
 }
 
-/**
- * Pieces of a body are gathered to at least this many bytes before they are decoded, so a body
- * sent a byte at a time still becomes a few large strings joined, not one small string per piece.
- */
+/** Pieces are decoded in batches of this many bytes: a body sent a byte at a time is not one string per byte. */
 export const DECODE_BATCH_BYTES = 64 * 1024;
 
 /**
@@ -345,11 +333,7 @@ export const DECODE_BATCH_BYTES = 64 * 1024;
  * does not fit ends the read with `refused()`). Decoded as `body.text()` does (UTF-8, a leading BOM
  * dropped); ASCII, what these services send, is taken as Latin-1 without a decoder.
  */
-async function readText(
-  body: Dispatcher.ResponseData['body'],
-  holding: ByteHolding,
-  refused: () => Error,
-): Promise<{ text: string; bodyBytes: number }> {
+async function readText(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => Error) {
   let decoder: TextDecoder | undefined;
   let text = '';
   let bodyBytes = 0;
@@ -380,15 +364,10 @@ async function readText(
 }
 
 /** The error type of a refusal's body (see error-type.ts): none when it cannot be read, unless refused for bytes. */
-async function readErrorType(
-  body: Dispatcher.ResponseData['body'],
-  holding: ByteHolding,
-  refused: () => UpstreamError,
-): Promise<string | undefined> {
-  try {
-    return errorTypeIn((await readText(body, holding, refused)).text);
-  } catch (error) {
+async function readErrorType(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => UpstreamError) {
+  const read = await readText(body, holding, refused).catch((error: unknown) => {
     if (error instanceof UpstreamError) throw error;
     return undefined;
-  }
+  });
+  return read && errorTypeIn(read.text);
 }

@@ -10,8 +10,8 @@ import { AuditPageCache, CachedIdentityApi } from './identity/audit-cache.js';
 import { IdentityClient } from './identity/client.js';
 import { TokenManager } from './identity/token.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
-import type { SharedStore } from './shared-store/index.js';
-import type { IdentityApi, Upstreams } from './types.js';
+import type { SharedStore } from './shared-store/store.js';
+import type { IdentityApi } from './types.js';
 
 export interface UpstreamOptions {
   readonly events?: UpstreamEvents;
@@ -25,20 +25,7 @@ export interface UpstreamOptions {
   readonly sharedStore?: SharedStore | undefined;
 }
 
-export interface UpstreamStats {
-  readonly token: ReturnType<TokenManager['stats']> | undefined;
-  readonly session: ReturnType<SessionManager['stats']> | undefined;
-  /** undefined: no identity upstream, or AUDIT_CACHE_MAX_BYTES=0. */
-  readonly auditCache: ReturnType<AuditPageCache['stats']> | undefined;
-  /** Answer bytes being received and parsed now, both services. */
-  readonly answerBytesInFlight: number;
-}
-
-export interface GatewayUpstreams extends Upstreams {
-  readonly contentLibrary: ContentLibraryClient | undefined;
-  /** Credential requests and audit cache use so far (tests, diagnostics). */
-  stats(): UpstreamStats;
-}
+export type GatewayUpstreams = ReturnType<typeof createUpstreams>;
 
 /**
  * Answers up to this size (tokens, error bodies, small pages) count nothing against
@@ -46,14 +33,15 @@ export interface GatewayUpstreams extends Upstreams {
  */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
 
-export function createUpstreams(config: Config, options: UpstreamOptions = {}): GatewayUpstreams {
+export function createUpstreams(config: Config, options: UpstreamOptions = {}) {
+  const { events, tracer, now } = options;
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   // One bound for both services: it is the process's heap that the answers being read share.
   const answerBytes = new ByteReservations(config.upstreamMaxBytesInFlight, SMALL_ANSWER_BYTES);
   // One pool per service, even when both share an origin: slow answers of one cannot take the
   // connections the other's calls wait for.
   const pools: Pool[] = [];
-  const poolFor = (baseUrl: string): Dispatcher => {
+  const httpFor = (service: 'identity' | 'content-library', baseUrl: string) => {
     const pool = new Pool(new URL(baseUrl).origin, {
       connections: config.upstreamMaxConnections,
       keepAliveTimeout: 10_000,
@@ -62,19 +50,9 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
       maxResponseSize: config.upstreamMaxBodyBytes,
     });
     pools.push(pool);
-    return options.interceptors?.length ? pool.compose([...options.interceptors]) : pool;
+    const dispatcher = options.interceptors?.length ? pool.compose([...options.interceptors]) : pool;
+    return new UpstreamHttp({ service, baseUrl, dispatcher, answerBytes, timeoutMs: config.upstreamTimeoutMs, retry, events, tracer });
   };
-  const httpFor = (service: 'identity' | 'content-library', baseUrl: string) =>
-    new UpstreamHttp({
-      service,
-      baseUrl,
-      dispatcher: poolFor(baseUrl),
-      answerBytes,
-      timeoutMs: config.upstreamTimeoutMs,
-      retry,
-      events: options.events,
-      tracer: options.tracer,
-    });
 
   let tokens: TokenManager | undefined;
   let auditCache: AuditPageCache | undefined;
@@ -82,17 +60,11 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
   if (config.identity) {
     const { baseUrl, clientId } = config.identity;
     const http = httpFor('identity', baseUrl);
-    tokens = new TokenManager({ http, config: config.identity, events: options.events, now: options.now });
+    tokens = new TokenManager({ http, config: config.identity, events, now });
     const client = new IdentityClient({ http, tokens });
-    if (config.auditCacheMaxBytes > 0) {
-      // Wall clock, not options.now: a token test's jumps in time must not close audit windows.
-      auditCache = new AuditPageCache({
-        maxBytes: config.auditCacheMaxBytes,
-        settleMs: config.auditCacheSettleMs,
-        events: options.events,
-        shared: options.sharedStore,
-      });
-    }
+    // Wall clock, not options.now: a token test's jumps in time must not close audit windows.
+    const { auditCacheMaxBytes: maxBytes, auditCacheSettleMs: settleMs } = config;
+    auditCache = maxBytes > 0 ? new AuditPageCache({ maxBytes, settleMs, events, shared: options.sharedStore }) : undefined;
     identity = auditCache ? new CachedIdentityApi(client, auditCache, { baseUrl, clientId }) : client;
   }
 
@@ -101,7 +73,7 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
   if (config.contentLibrary) {
     const { url, vendor, credentials } = config.contentLibrary;
     const http = httpFor('content-library', url);
-    sessions = credentials ? new SessionManager({ http, vendor, credentials, events: options.events }) : undefined;
+    sessions = credentials ? new SessionManager({ http, vendor, credentials, events }) : undefined;
     contentLibrary = new ContentLibraryClient({ http, vendor, sessions });
   }
 
@@ -110,6 +82,7 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
   return {
     identity,
     contentLibrary,
+    /** Credential requests and audit cache use so far; auditCache undefined when AUDIT_CACHE_MAX_BYTES=0. */
     stats: () => ({
       token: tokens?.stats(),
       session: sessions?.stats(),
@@ -122,5 +95,3 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}): 
     },
   };
 }
-
-export type { AnswerRefusedEvent, CredentialRenewalEvent, UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from './events.js';

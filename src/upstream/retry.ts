@@ -1,6 +1,6 @@
 /**
  * When and how long to retry. Not undici's RetryHandler: it has no jitter, does not know the call's
- * deadline (a Retry-After past it should fail now) and does not tell the log how many retries a call took.
+ * deadline (a Retry-After past it fails now) and does not tell the log how many retries a call took.
  */
 
 export interface RetryPolicy {

@@ -1,22 +1,40 @@
-/**
- * A credential an upstream hands out (token, session id) goes back out on every later call: one no
- * header can carry would fail each call before anything is sent, and no 401 would ever drop it.
- */
+/** Bounds every upstream answer is held to, whichever service sends it. */
 import { z } from 'zod';
-
-/** Visible ASCII without spaces (RFC 6750's b64token is a subset). */
-const SENDABLE = /^[\x21-\x7E]+$/;
 
 /** Access and refresh tokens (a JWT is a few KB). */
 export const MAX_TOKEN_LENGTH = 16 * 1024;
 /** Session ids are opaque but short (a vAPI one is 32 hex digits). */
 export const MAX_SESSION_ID_LENGTH = 1024;
 
+/**
+ * A credential an upstream hands out goes back out in a header on every later call: one no header can
+ * carry would fail each call before anything is sent. Too long ends the check: no pattern run over megabytes.
+ */
 export function credentialValue(maxLength: number) {
-  // Too long ends the check: no pattern run over megabytes.
   return z
     .string()
     .min(1)
     .max(maxLength, { abort: true })
-    .regex(SENDABLE, { message: 'not sendable in an HTTP header (visible ASCII without spaces only)' });
+    .regex(/^[\x21-\x7E]+$/, { message: 'not sendable in an HTTP header (visible ASCII without spaces only)' });
+}
+
+/** countValues' answer for a value nested deeper than its limit. */
+export const DEEPER = -1;
+
+/**
+ * The JSON values in `value`, itself included; stops once past `room`, or with DEEPER where objects
+ * and arrays nest more than `depth` levels (so the recursion goes at most `depth` calls deep).
+ */
+export function countValues(value: unknown, depth: number, room = Infinity): number {
+  if (typeof value !== 'object' || value === null) return 1;
+  if (depth === 0) return DEEPER;
+  let count = 1;
+  const fields = value as Record<string, unknown>;
+  for (const key in fields) {
+    const inner = countValues(fields[key], depth - 1, room - count);
+    if (inner === DEEPER) return DEEPER;
+    count += inner;
+    if (count > room) return count;
+  }
+  return count;
 }

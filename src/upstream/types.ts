@@ -3,12 +3,11 @@ import type { Logger } from 'pino';
 import type { FileInfo } from './content-library/schemas.js';
 import type { AuditRecord } from './identity/schemas.js';
 
-/** The request's logger (with its request id), signal and deadline. */
+/** The request's logger (with its request id); its signal aborts when its deadline passes or its caller leaves. */
 export interface CallOptions {
   readonly log: Logger;
-  /** Aborts when the operation's deadline passes or its caller goes away. */
   readonly signal?: AbortSignal;
-  /** When the operation's deadline passes, on performance.now()'s clock. */
+  /** The deadline, on performance.now()'s clock. */
   readonly expiresAt?: number;
 }
 
@@ -16,11 +15,10 @@ export interface CallOptions {
 export interface AuditReportQuery {
   readonly fromMillis: number;
   readonly toMillis: number;
-  /** Case-sensitive objectType; undefined: every type. */
+  /** Case-sensitive; undefined: every type. */
   readonly objectType?: string | undefined;
-  /** Upstream spelling: Create, Update, Delete, Link, Unlink. */
+  /** Upstream spelling (UPSTREAM_ACTIONS). */
   readonly action?: string | undefined;
-  /** 1..5000 */
   readonly pageSize: number;
   readonly startIndex: number;
 }

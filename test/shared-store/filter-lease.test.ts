@@ -5,7 +5,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
-import { FilterLease, SharedStore } from '../../src/upstream/shared-store/index.js';
+import { FilterLease } from '../../src/upstream/shared-store/filter-lease.js';
+import { SharedStore } from '../../src/upstream/shared-store/store.js';
 import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';
 
 const skip = skipWithoutRedis('live filter lease');

@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { LiveAudit, type LiveItem } from '../../src/audit/live/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
-import { FilterLease, SharedStore } from '../../src/upstream/shared-store/index.js';
+import { FilterLease } from '../../src/upstream/shared-store/filter-lease.js';
+import { SharedStore } from '../../src/upstream/shared-store/store.js';
 import { auditRecord, fakeIdentity, type FakeIdentity } from '../live/fake-identity.js';
 import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';
 

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/lib/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/gateway/plugins/observability/metrics.js';
 import { createUpstreams, type GatewayUpstreams } from '../../src/upstream/index.js';
-import { createSharedStore, type SharedStore } from '../../src/upstream/shared-store/index.js';
+import { createSharedStore, type SharedStore } from '../../src/upstream/shared-store/store.js';
 import { createGateway, type GatewayYoga } from '../../src/gateway/yoga.js';
 import type { GraphQLResponse } from '../helpers/gateway.js';
 import { MemoryLog } from '../helpers/memory-log.js';

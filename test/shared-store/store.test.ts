@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { loadConfig, type RedisConfig } from '../../src/lib/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMetrics } from '../../src/gateway/plugins/observability/metrics.js';
-import { createSharedStore, SharedStore } from '../../src/upstream/shared-store/index.js';
+import { createSharedStore, SharedStore } from '../../src/upstream/shared-store/store.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import { redisServerForSuite, skipWithoutRedis } from './redis-server.js';
 

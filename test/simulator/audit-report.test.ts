@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditRecordSchema, auditReportSchema } from '../../src/upstream/identity/schemas.js';
+import { auditRecordSchema } from '../../src/upstream/identity/schemas.js';
+import { auditReportSchema } from '../helpers/upstream-shapes.js';
 import { recordTimestamp, startSimulator, type AuditRecordData, type Simulator } from '../../simulator/index.js';
 import { FIXED_START, HOUR, auditRequest, demoToken, manualClock, rowUuids, type AuditBody } from '../helpers/simulator-client.js';
 

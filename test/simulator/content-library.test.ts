@@ -3,9 +3,9 @@ import {
   fileInfoSchema,
   fileListSchema,
   sessionLoginSchema,
-  vapiErrorSchema,
   type FileInfo,
 } from '../../src/upstream/content-library/schemas.js';
+import { vapiErrorSchema } from '../helpers/upstream-shapes.js';
 import { DEMO_USER, MISSING_SESSION_ID, SESSION_IDS, startSimulator, type Simulator } from '../../simulator/index.js';
 import { basic, contentPath, demoSession, filesRequest, http } from '../helpers/simulator-client.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { auditRecordSchema, auditReportSchema, tokenResponseSchema } from '../../src/upstream/identity/schemas.js';
-import { fileListSchema, sessionLoginSchema, vapiErrorSchema } from '../../src/upstream/content-library/schemas.js';
+import { auditRecordSchema, tokenResponseSchema } from '../../src/upstream/identity/schemas.js';
+import { fileListSchema, sessionLoginSchema } from '../../src/upstream/content-library/schemas.js';
+import { auditReportSchema, vapiErrorSchema } from '../helpers/upstream-shapes.js';
 import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, recordTimestamp, startSimulator, type Simulator } from '../../simulator/index.js';
 import {
   FIXED_START,

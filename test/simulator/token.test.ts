@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenErrorSchema, tokenResponseSchema } from '../../src/upstream/identity/schemas.js';
+import { tokenResponseSchema } from '../../src/upstream/identity/schemas.js';
+import { tokenErrorSchema } from '../helpers/upstream-shapes.js';
 import { DEMO_CLIENT, startSimulator, type Simulator } from '../../simulator/index.js';
 import { auditRequest, basic, manualClock, tokenRequest, type TokenAnswer } from '../helpers/simulator-client.js';
 

@@ -6,12 +6,8 @@ import { readFileRows } from './file-rows.js';
 import { fileListSchema } from './schemas.js';
 import type { SessionManager } from './session.js';
 
-export interface ContentLibraryClientOptions {
-  readonly http: UpstreamHttp;
-  readonly vendor: string;
-  /** undefined: no credentials configured, no session header sent. */
-  readonly sessions: SessionManager | undefined;
-}
+/** `sessions` undefined: no credentials configured, no session header sent. */
+type ContentLibraryClientOptions = { readonly http: UpstreamHttp; readonly vendor: string; readonly sessions: SessionManager | undefined };
 
 const VAPI_NOT_FOUND = /\.vapi\.std\.errors\.not_found$/;
 

@@ -10,17 +10,12 @@ const byteCount = z
   .union([z.number(), z.string().regex(/^\d+$/).transform(Number)])
   .pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
 
-export const transferEndpointSchema = z.object({
+const transferEndpointSchema = z.object({
   // An empty uri has no scheme either: the endpoint alone is null, with its error.
   uri: z.string(),
   ssl_certificate_thumbprint: z.string().nullish(),
 });
 export type TransferEndpoint = z.infer<typeof transferEndpointSchema>;
-
-export const checksumInfoSchema = z.object({
-  algorithm: z.string().nullish(),
-  checksum: z.string(),
-});
 
 export interface MessageParamValue {
   dt?: string | null | undefined;
@@ -40,35 +35,33 @@ export interface NestedMessage {
   params: MessageParam[];
 }
 
-const messageParamValueSchema: z.ZodType<MessageParamValue> = z.lazy(() =>
-  z.object({
-    dt: z.string().nullish(),
-    s: z.string().nullish(),
-    d: z.number().nullish(),
-    // Any finite number: one that is no 32-bit (precision) or safe (i) integer is that member's error alone.
-    precision: z.number().nullish(),
-    format: z.string().nullish(),
-    i: z.number().nullish(),
-    l: nestedMessageSchema.nullish(),
-  }),
-);
-const messageParamSchema: z.ZodType<MessageParam> = z.object({
-  key: z.string(),
-  value: messageParamValueSchema,
+const messageParamValueSchema: z.ZodType<MessageParamValue> = z.object({
+  dt: z.string().nullish(),
+  s: z.string().nullish(),
+  d: z.number().nullish(),
+  // Any finite number: one that is no 32-bit (precision) or safe (i) integer is that member's error alone.
+  precision: z.number().nullish(),
+  format: z.string().nullish(),
+  i: z.number().nullish(),
+  get l() {
+    return nestedMessageSchema.nullish();
+  },
 });
-const nestedMessageSchema: z.ZodType<NestedMessage> = z.lazy(() =>
-  z.object({
-    id: z.string(),
-    params: z.array(messageParamSchema).nullish().transform((p) => p ?? []),
-  }),
-);
+const messageParamsSchema = z
+  .array(z.object({ key: z.string(), value: messageParamValueSchema }))
+  .nullish()
+  .transform((p) => p ?? []);
+const nestedMessageSchema: z.ZodType<NestedMessage> = z.object({
+  id: z.string(),
+  params: messageParamsSchema,
+});
 
-export const localizableMessageSchema = z.object({
+const localizableMessageSchema = z.object({
   id: z.string(),
   default_message: z.string(),
   localized: z.string().nullish(),
   args: z.array(z.string()).nullish().transform((a) => a ?? []),
-  params: z.array(messageParamSchema).nullish().transform((p) => p ?? []),
+  params: messageParamsSchema,
 });
 export type LocalizableMessage = z.infer<typeof localizableMessageSchema>;
 
@@ -76,7 +69,7 @@ export const fileInfoSchema = z.object({
   name: z.string(),
   source_type: z.string(),
   size: byteCount.nullish(),
-  checksum_info: checksumInfoSchema.nullish(),
+  checksum_info: z.object({ algorithm: z.string().nullish(), checksum: z.string() }).nullish(),
   source_endpoint: transferEndpointSchema.nullish(),
   upload_endpoint: transferEndpointSchema.nullish(),
   bytes_transferred: byteCount.nullish(),
@@ -90,15 +83,3 @@ export type FileInfo = z.infer<typeof fileInfoSchema>;
 export const fileListSchema = z.object({ value: z.array(z.unknown()) });
 
 export const sessionLoginSchema = z.object({ value: credentialValue(MAX_SESSION_ID_LENGTH) });
-
-/** vAPI error body, read for the log only. */
-export const vapiErrorSchema = z.object({
-  type: z.string(),
-  value: z
-    .object({
-      messages: z
-        .array(z.object({ id: z.string().optional(), default_message: z.string().optional() }))
-        .optional(),
-    })
-    .optional(),
-});

@@ -1,16 +1,9 @@
 /**
- * Audit report pages of closed windows, kept in memory across requests (read-only, shared).
- *
- * - A page's window ends at `toMillis`, pinned in the cursor; it counts as closed, and the page as
- *   unchanging, once `toMillis <= now - settleMs` (upstreams ingest late). Other pages always go
- *   upstream ('bypass'). A TTL bounds how long a page corrected upstream is served stale.
- * - Bounded by the heap a page may take (pageHeapBytes), not its body's bytes; least recently used first.
- * - Concurrent misses of a key share one upstream call (lru-cache's fetch), detached from the callers'
- *   signals: one caller leaving does not fail the others, each stops waiting on its own signal.
- * - Errors and pages with unreadable rows are never kept: an upstream mid-repair would stay broken.
- * - With REDIS_URL, Redis is a second tier: a miss in both takes a short fill lock (`SET NX PX`) whose
- *   holder reads the upstream and stores the page while the other replicas wait for it. A stored page
- *   is read again as an upstream page is, so a value the gateway did not write is a miss.
+ * Audit report pages of closed windows (`toMillis <= now - settleMs`: upstreams ingest late), kept
+ * across requests by their heap estimate, least recently used first; a TTL bounds how long a page
+ * corrected upstream is served stale. Concurrent misses share one upstream call (lru-cache's fetch)
+ * that no caller's leaving ends. Errors and pages with unreadable rows are never kept. With REDIS_URL,
+ * Redis is a second tier: one replica reads a missing page under a fill lock, the others wait for it.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -19,11 +12,11 @@ import { untilAborted } from '../deadline.js';
 import { errorForAbort } from '../error-mapping.js';
 import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
-import type { SharedStore } from '../shared-store/index.js';
+import type { SharedStore } from '../shared-store/store.js';
 import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 import type { MeasuredAuditPage } from './client.js';
 
-export const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
+const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
 
 const CACHE_LABEL = 'audit-report';
 

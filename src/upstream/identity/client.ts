@@ -6,10 +6,6 @@ import { isAuditReportEnvelope } from './fast-checks.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
 
-export interface IdentityClientOptions {
-  readonly http: UpstreamHttp;
-  readonly tokens: TokenManager;
-}
 
 /** A page, the byte length of the upstream body it was read from, and the heap it may take (the audit cache weighs that). */
 export interface MeasuredAuditPage {
@@ -20,9 +16,9 @@ export interface MeasuredAuditPage {
 }
 
 export class IdentityClient implements IdentityApi {
-  readonly #options: IdentityClientOptions;
+  readonly #options: { readonly http: UpstreamHttp; readonly tokens: TokenManager };
 
-  constructor(options: IdentityClientOptions) {
+  constructor(options: { readonly http: UpstreamHttp; readonly tokens: TokenManager }) {
     this.#options = options;
   }
 
@@ -32,25 +28,18 @@ export class IdentityClient implements IdentityApi {
 
   async measuredAuditReport(query: AuditReportQuery, call: CallOptions): Promise<MeasuredAuditPage> {
     const { http, tokens } = this.#options;
+    const { fromMillis, toMillis, objectType, action, pageSize, startIndex } = query;
     const { value: report, bodyBytes } = await http.measuredRequest(
       {
         route: 'audit-report',
         method: 'GET',
         path: '/analytics/reports/audit/',
-        query: {
-          fromMillis: query.fromMillis,
-          toMillis: query.toMillis,
-          objectType: query.objectType,
-          action: query.action,
-          pageSize: query.pageSize,
-          startIndex: query.startIndex,
-        },
+        query: { fromMillis, toMillis, objectType, action, pageSize, startIndex },
         schema: auditReportEnvelopeSchema,
         accepts: isAuditReportEnvelope,
         // An upstream never sends more than asked: rows past pageSize are no part of the page, and
         // reading them (millions, in a 16 MB body) would cost the heap of a page many times over.
-        check: (report) =>
-          report.data.length > query.pageSize ? `${report.data.length} rows where pageSize ${query.pageSize} was asked` : undefined,
+        check: (report) => (report.data.length > pageSize ? `${report.data.length} rows where pageSize ${pageSize} was asked` : undefined),
         credentials: tokens,
       },
       call,

@@ -1,32 +1,24 @@
 /**
- * The identity service's OAuth access token, shared by every request; one token request in flight.
- * Renewed in the background once less than max(10 % of its lifetime, 60 s) is left (at most half the
- * lifetime), the valid token used meanwhile. The refresh grant goes first when a refresh token is held;
- * a refused one is dropped for client_credentials. A failed request is forgotten: the next caller tries again.
+ * The identity service's OAuth access token. Renewed in the background once less than max(10 % of
+ * its lifetime, 60 s) is left (at most half the lifetime), the valid token used meanwhile. The refresh
+ * grant goes first when a refresh token is held; a refused one is dropped for client_credentials.
  */
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { IdentityConfig } from '../../lib/config.js';
 import { UpstreamError } from '../../lib/errors.js';
-import {
-  basicAuthorization,
-  reportedRenewal,
-  SingleFlight,
-  type CredentialLease,
-  type CredentialSource,
-} from '../credentials.js';
+import { basicAuthorization, reportedRenewal, SharedCredential } from '../credentials.js';
 import { untilAborted, type Deadline } from '../deadline.js';
 import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
-import { tokenResponseSchema, type TokenResponse } from './schemas.js';
-
-export type TokenGrant = 'client_credentials' | 'refresh_token';
+import { tokenResponseSchema } from './schemas.js';
 
 export interface TokenManagerOptions {
   readonly http: UpstreamHttp;
   readonly config: IdentityConfig;
-  readonly events?: UpstreamEvents;
+  readonly events?: UpstreamEvents | undefined;
   /** Clock in ms since epoch. */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
 }
 
 interface AccessToken {
@@ -42,16 +34,15 @@ const MAX_TRANSIT_SKEW_MS = 5_000;
 /** After a failed background renewal, the current token is used a while before trying again. */
 const BACKGROUND_RETRY_PAUSE_MS = 5_000;
 
-export class TokenManager implements CredentialSource {
+export class TokenManager extends SharedCredential<AccessToken> {
   readonly #options: TokenManagerOptions;
   readonly #now: () => number;
-  #current: AccessToken | undefined;
   #refreshToken: string | undefined;
-  readonly #renewal = new SingleFlight<AccessToken>();
   #backgroundPausedUntil = 0;
   #stats = { requests: 0, byGrant: { client_credentials: 0, refresh_token: 0 }, failures: 0 };
 
   constructor(options: TokenManagerOptions) {
+    super();
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
@@ -61,37 +52,24 @@ export class TokenManager implements CredentialSource {
     return { ...this.#stats, byGrant: { ...this.#stats.byGrant } };
   }
 
-  async acquire(deadline: Deadline, log: Logger): Promise<CredentialLease> {
-    const token = await this.#token(deadline, log);
-    return {
-      headers: { authorization: `Bearer ${token.value}` },
-      invalidate: () => {
-        // Only the token that failed; a newer one fetched meanwhile stays.
-        if (this.#current === token) this.#current = undefined;
-      },
-    };
+  protected headers(token: AccessToken) {
+    return { authorization: `Bearer ${token.value}` };
   }
 
-  #token(deadline: Deadline, log: Logger): Promise<AccessToken> {
+  protected override valid(deadline: Deadline, log: Logger): AccessToken | Promise<AccessToken> {
     const now = this.#now();
-    const current = this.#current;
-    if (current && now < current.expiresAt) {
-      // A renewal already under way is joined, not repeated.
-      if (now >= current.renewAt && now >= this.#backgroundPausedUntil) {
-        this.#renew(log).catch(() => {
-          this.#backgroundPausedUntil = this.#now() + BACKGROUND_RETRY_PAUSE_MS;
-        });
-      }
-      return Promise.resolve(current);
+    const current = this.current;
+    if (!current || now >= current.expiresAt) return untilAborted(this.renew(log), deadline.signal);
+    // A renewal already under way is joined, not repeated.
+    if (now >= current.renewAt && now >= this.#backgroundPausedUntil) {
+      this.renew(log).catch(() => {
+        this.#backgroundPausedUntil = this.#now() + BACKGROUND_RETRY_PAUSE_MS;
+      });
     }
-    return untilAborted(this.#renew(log), deadline.signal);
+    return current;
   }
 
-  #renew(log: Logger): Promise<AccessToken> {
-    return this.#renewal.join(() => this.#obtain(log));
-  }
-
-  async #obtain(log: Logger): Promise<AccessToken> {
+  protected async obtain(log: Logger): Promise<AccessToken> {
     const refreshToken = this.#refreshToken;
     if (refreshToken !== undefined) {
       try {
@@ -106,7 +84,7 @@ export class TokenManager implements CredentialSource {
     return this.#grant('client_credentials', log);
   }
 
-  #grant(grant: TokenGrant, log: Logger, refreshToken?: string): Promise<AccessToken> {
+  #grant(grant: 'client_credentials' | 'refresh_token', log: Logger, refreshToken?: string): Promise<AccessToken> {
     const { config, http, events } = this.#options;
     const form = new URLSearchParams({ grant_type: grant });
     if (refreshToken !== undefined) form.set('refresh_token', refreshToken);
@@ -115,7 +93,6 @@ export class TokenManager implements CredentialSource {
     this.#stats.byGrant[grant]++;
     const requestedAt = this.#now();
     return reportedRenewal(events, { service: 'identity', kind: grant }, this.#stats, async () => {
-      // Not tied to any caller's signal: others may be waiting for this very request.
       const answer = await http.request(
         {
           route: 'token',
@@ -129,7 +106,6 @@ export class TokenManager implements CredentialSource {
           secrets: [refreshToken],
           schema: tokenResponseSchema,
           credentialRoute: true,
-          retryLikeGet: true,
         },
         { log },
       );
@@ -139,18 +115,17 @@ export class TokenManager implements CredentialSource {
   }
 
   /** Lifetimes count from when the request was sent, so transit time errs on the safe side. */
-  #store(answer: TokenResponse, requestedAt: number): AccessToken {
+  #store(answer: z.infer<typeof tokenResponseSchema>, requestedAt: number): AccessToken {
     const lifetimeMs = answer.expires_in * 1000;
     const renewMargin = Math.min(Math.max(lifetimeMs / 10, MIN_RENEW_MARGIN_MS), lifetimeMs / 2);
     const skew = Math.min(MAX_TRANSIT_SKEW_MS, lifetimeMs / 10);
     // expires_in 0 ("already expired"): handed to the callers that waited for it, never reused.
-    const token: AccessToken = {
+    this.current = {
       value: answer.access_token,
       renewAt: requestedAt + lifetimeMs - renewMargin,
       expiresAt: requestedAt + lifetimeMs - skew,
     };
     if (answer.refresh_token) this.#refreshToken = answer.refresh_token;
-    this.#current = token;
-    return token;
+    return this.current;
   }
 }

@@ -13,10 +13,7 @@ const ACQUIRE_SCRIPT = `
 if redis.call('pttl', KEYS[1]) == -1 then redis.call('del', KEYS[1]) end
 if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
 return 0`;
-/**
- * KEYS: lease, stream. ARGV: token, the oldest id worth keeping (older are trimmed), the entries.
- * The ids appended, or false when the lease is not this holder's. Another program's value is replaced.
- */
+/** KEYS: lease, stream. ARGV: token, the oldest id kept, the entries. The ids appended, or false when the lease is another's. */
 const FENCED_APPEND_SCRIPT = `
 if redis.call('get', KEYS[1]) ~= ARGV[1] then return false end
 local kind = redis.call('type', KEYS[2])['ok']
@@ -64,10 +61,7 @@ export class FilterLease {
     await this.#store.unlock(this.leaseKey, this.#token);
   }
 
-  /**
-   * Appends `entries` in order if the lease is still this holder's; entries appended before
-   * `keepSinceMs` (Redis's clock, as stream ids are) may be trimmed.
-   */
+  /** Appends `entries` if the lease is still this holder's; entries older than `keepSinceMs` (Redis's clock) may be trimmed. */
   async append(entries: readonly string[], keepSinceMs: number): Promise<AppendOutcome> {
     const minId = `${Math.max(0, Math.floor(keepSinceMs))}-0`;
     const answer = await this.#store.script(FENCED_APPEND_SCRIPT, [this.leaseKey, this.streamKey], [this.#token, minId, ...entries]);

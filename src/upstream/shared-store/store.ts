@@ -1,8 +1,7 @@
 /**
- * The state replicas share, in Redis (REDIS_URL): an accelerator, never a dependency. A call that
- * fails or passes REDIS_TIMEOUT_MS is a miss (undefined/false), never an error; an outage is logged
- * once as it starts and once as it ends. Values are sealed with a checksum over key, kind and payload:
- * anything else under the prefix (another program's, truncated, copied elsewhere) reads as a miss.
+ * The state replicas share, in Redis (REDIS_URL): an accelerator, never a dependency. A call that fails
+ * or passes REDIS_TIMEOUT_MS is a miss, never an error; an outage is logged as it starts and as it ends.
+ * Values are sealed with a checksum over key, kind and payload: anything else reads as a miss.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -76,7 +75,6 @@ export class SharedStore {
     return this.#up === true;
   }
 
-  /** `name` under the configured prefix. */
   key(name: string): string {
     return this.#config.keyPrefix + name;
   }
@@ -86,12 +84,12 @@ export class SharedStore {
     return this.open(key, kind, await this.#call((client) => client.get(key)));
   }
 
-  /** Stores `payload` for `ttlMs`; false when Redis did not take it. */
+  /** false when Redis did not take it. */
   async set(key: string, kind: string, payload: string, ttlMs: number): Promise<boolean> {
     return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
   }
 
-  /** Whether `key` exists; false when Redis does not answer. */
+  /** false when Redis does not answer. */
   async exists(key: string): Promise<boolean> {
     return (await this.#call((client) => client.exists(key))) === 1;
   }

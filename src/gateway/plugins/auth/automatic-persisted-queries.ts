@@ -7,7 +7,7 @@ import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { SharedStore } from '../../../upstream/shared-store/index.js';
+import type { SharedStore } from '../../../upstream/shared-store/store.js';
 
 export interface PersistedQueryStoreLimits {
   readonly maxEntries: number;

@@ -3,7 +3,7 @@ import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../../../lib/config.js';
 import type { Logger } from '../../../lib/logger.js';
-import type { SharedStore } from '../../../upstream/shared-store/index.js';
+import type { SharedStore } from '../../../upstream/shared-store/store.js';
 import { ANONYMOUS, type RequestState } from '../../context.js';
 import { createPersistedQueryStore, useAutomaticPersistedQueries } from './automatic-persisted-queries.js';
 import { callerOf, useCallerAuth } from './caller-auth.js';

@@ -1,2 +1,0 @@
-export { createSharedStore, SharedStore, type BlockingReader, type LockAttempt, type StreamEntry } from './store.js';
-export { FilterLease, type AppendOutcome } from './filter-lease.js';
