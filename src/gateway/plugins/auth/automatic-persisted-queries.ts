@@ -9,16 +9,10 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { SharedStore } from '../../../upstream/shared-store/store.js';
 
-export interface PersistedQueryStoreLimits {
-  readonly maxEntries: number;
-  readonly maxChars: number;
-  /** How long an unused document stays. */
-  readonly ttlMs: number;
-}
-
-export const DEFAULT_PERSISTED_QUERY_LIMITS: PersistedQueryStoreLimits = {
+export const DEFAULT_PERSISTED_QUERY_LIMITS = {
   maxEntries: 1000,
   maxChars: 8 * 1024 * 1024,
+  /** How long an unused document stays. */
   ttlMs: 24 * 60 * 60_000,
 };
 
@@ -28,7 +22,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SHARED_KIND = 'apq';
 
 export function createPersistedQueryStore(
-  limits: PersistedQueryStoreLimits = DEFAULT_PERSISTED_QUERY_LIMITS,
+  limits = DEFAULT_PERSISTED_QUERY_LIMITS,
   shared?: SharedStore,
 ): APQStore {
   const documents = new LRUCache<string, string>({

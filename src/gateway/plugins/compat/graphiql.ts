@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
-import { compress, preferredEncoding, type Encoding } from './compression.js';
+import { compress, preferredEncoding } from './compression.js';
 
 interface GraphiQLPageOptions {
   readonly title: string;
@@ -14,18 +14,13 @@ interface GraphiQLPageOptions {
   readonly introspection: boolean;
 }
 
-interface Asset {
-  readonly url: string;
-  readonly type: string;
-  readonly etag: string;
-  readonly bodies: Readonly<Record<Encoding | 'identity', Uint8Array<ArrayBuffer>>>;
-}
-
 const ASSET_PREFIX = '/graphiql/';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const JS = 'application/javascript; charset=utf-8';
 
-async function asset(name: string, type: string, content: string | Uint8Array): Promise<Asset> {
+type Asset = Awaited<ReturnType<typeof asset>>;
+
+async function asset(name: string, type: string, content: string | Uint8Array) {
   const identity = new Uint8Array(typeof content === 'string' ? Buffer.from(content) : content);
   const [br, gzip] = await Promise.all([compress(identity, 'br'), compress(identity, 'gzip')]);
   const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 16);

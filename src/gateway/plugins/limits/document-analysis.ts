@@ -15,41 +15,21 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 
-export interface PageSite {
-  readonly key: string;
-  readonly first: ValueNode | undefined;
-  readonly last: ValueNode | undefined;
-}
-
-/** A root field that looks up update sessions: one per `_entities` representation, else one. */
-export interface SessionSite {
-  readonly key: string;
-  readonly representations: ValueNode | undefined;
-}
-
-export interface OperationAnalysis {
-  readonly operation: OperationDefinitionNode;
-  readonly pages: readonly PageSite[];
-  readonly sessions: readonly SessionSite[];
-  readonly initialCountVariables: readonly string[];
-  /** A query of audit pages alone, without @defer/@stream, which graphql-jit does not know. */
-  readonly onlyAuditPages: boolean;
-  /** The variables the limits read: page sizes and initial counts. */
-  readonly limitVariables: readonly VariableDefinitionNode[];
-}
-
 const SESSION_FIELDS = new Set(['_entities', 'updateSessionFiles', 'updateSession']);
 const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
+
+export type OperationAnalysis = ReturnType<typeof analyse>;
 
 const analyses = new WeakMap<OperationDefinitionNode, OperationAnalysis>();
 
 export const fragmentsOf = (document: DocumentNode) =>
   new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
 
-function analyse(document: DocumentNode, operation: OperationDefinitionNode): OperationAnalysis {
+function analyse(document: DocumentNode, operation: OperationDefinitionNode) {
   const fragments = fragmentsOf(document);
-  const pages: PageSite[] = [];
-  const sessions: SessionSite[] = [];
+  const pages: { key: string; first: ValueNode | undefined; last: ValueNode | undefined }[] = [];
+  // A root field that looks up update sessions: one per `_entities` representation, else one.
+  const sessions: { key: string; representations: ValueNode | undefined }[] = [];
   const initialCountVariables = new Set<string>();
   let incremental = false;
   // A fragment spread at the root is walked there, for its sites; below, once in all.
@@ -86,10 +66,12 @@ function analyse(document: DocumentNode, operation: OperationDefinitionNode): Op
   };
   walk(operation.selectionSet, true);
 
+  // A query of audit pages alone, without @defer/@stream, which graphql-jit does not know.
   const onlyAuditPages =
     operation.operation === 'query' &&
     !incremental &&
     operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && COMPILED_ROOT_FIELDS.has(s.name.value));
+  // The variables the limits read: page sizes and initial counts.
   const read = new Set(initialCountVariables);
   for (const { first, last } of pages) for (const size of [first, last]) if (size?.kind === Kind.VARIABLE) read.add(size.name.value);
   const limitVariables = (operation.variableDefinitions ?? []).filter((definition) => read.has(definition.variable.name.value));

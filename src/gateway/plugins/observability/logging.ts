@@ -87,10 +87,8 @@ const describe = (value: unknown) =>
 /** Yoga's logger: warnings lose their stacks; `error` only for the unexpected not already logged (Yoga reports every error it masks). */
 export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
   const base = log.child({ component: 'yoga' });
-  const scoped = () => {
-    const requestId = currentRequestId();
-    return requestId ? { requestId } : {};
-  };
+  // Outside a request's scope the id is undefined, and JSON leaves it out.
+  const scoped = () => ({ requestId: currentRequestId() });
   // Yoga writes a few debug lines per request: their text is built only when they are written.
   const write = (level: 'debug' | 'info' | 'warn', args: unknown[]) => {
     if (base.isLevelEnabled(level)) base[level](scoped(), args.map(describe).join(' '));

@@ -17,22 +17,15 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 const MAX_OPERATION_NAMES = 100;
 
-/** The known and the first `max` well-formed names are themselves; any other is `other`, none `anonymous`. */
+/** The first `max` well-formed names are themselves; any other is `other`, none `anonymous`. */
 export class OperationNameLabels {
-  private readonly names: Set<string>;
-  private learned = 0;
-  constructor(
-    private readonly max: number,
-    known: Iterable<string> = [],
-  ) {
-    this.names = new Set([...known].filter((n) => GRAPHQL_NAME.test(n)));
-  }
+  private readonly names = new Set<string>();
+  constructor(private readonly max: number) {}
   label(name: string | undefined): string {
     if (!name) return 'anonymous';
     if (this.names.has(name)) return name;
-    if (this.learned >= this.max || !GRAPHQL_NAME.test(name)) return 'other';
+    if (this.names.size >= this.max || !GRAPHQL_NAME.test(name)) return 'other';
     this.names.add(name);
-    this.learned += 1;
     return name;
   }
 }
@@ -240,7 +233,6 @@ export function createMetrics() {
           graphql_envelop_phase_subscribe: false,
           graphql_envelop_deprecated_field: false,
           graphql_envelop_schema_change: false,
-          graphql_envelop_execute_resolver: false,
         },
       }),
   };
