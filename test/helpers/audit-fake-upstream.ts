@@ -2,7 +2,7 @@
  * An in-memory audit report behind the real per-request loaders: fast enough to check the paging
  * logic on thousands of random cases. Records are positions 0..size-1 (uuid `r<position>`).
  */
-import type { GraphQLResolveInfo } from 'graphql';
+import { GraphQLSchema, type GraphQLResolveInfo } from 'graphql';
 import { pino } from 'pino';
 import type { GatewayContext } from '../../src/gateway/context.js';
 import { createLoaders } from '../../src/gateway/loaders.js';
@@ -87,4 +87,5 @@ export function contextOver(identity: IdentityApi): () => GatewayContext {
 export const fakeInfo = {
   path: { prev: undefined, key: 'auditEvents', typename: 'Query' },
   fieldNodes: [],
+  schema: new GraphQLSchema({}),
 } as unknown as GraphQLResolveInfo;
