@@ -183,6 +183,21 @@ describe('the catch-up hand-over', () => {
     await subscriber.return();
   });
 
+  it('keeps the live records held until the last part of a catch-up in parts', async () => {
+    const { subscriber } = subscribe();
+    subscriber.hold();
+    subscriber.offer([record('live', now)]);
+    const firstPart = subscriber.release([record(1, now - 3)], false);
+    expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
+    await firstPart;
+    const next = take(subscriber);
+    expect(await settled(next)).toBe(false);
+    void subscriber.release([record(2, now - 2)]);
+    expect(await next).toMatchObject({ uuid: 'uuid-2' });
+    expect(await takeUuids(subscriber, 1)).toEqual(['uuid-live']);
+    await subscriber.return();
+  });
+
   it('resolves once the client has taken the catch-up, not before', async () => {
     const { subscriber } = subscribe();
     subscriber.hold();

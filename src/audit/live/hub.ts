@@ -216,7 +216,7 @@ export class LiveAudit {
     try {
       for await (const part of feed.after(position)) {
         if (subscriber.signal.aborted) return true;
-        await subscriber.releasePart(part);
+        await subscriber.release(part, false);
       }
     } catch (error) {
       if (error instanceof StreamGap) return subscriber.signal.aborted;
@@ -257,7 +257,7 @@ export class LiveAudit {
         }).finally(() => deadline.dispose());
         failingSince = undefined;
         try {
-          taken = part.complete ? subscriber.release(part.records) : subscriber.releasePart(part.records);
+          taken = subscriber.release(part.records, part.complete);
         } finally {
           part.release();
         }

@@ -97,23 +97,16 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held ??= [];
   }
 
-  /** Queues the catch-up's last part, then the batches held meanwhile; resolves once the client took the catch-up. */
-  release(catchUp: readonly LiveRecord[]): Promise<void> {
-    const held = this.#held ?? [];
-    this.#held = undefined;
-    return this.#queueCatchUp(catchUp, held);
-  }
-
-  /** Queues a part of the catch-up while the poller's batches stay held; resolves as `release` does. */
-  releasePart(part: readonly LiveRecord[]): Promise<void> {
-    return this.#queueCatchUp(part);
-  }
-
-  #queueCatchUp(part: readonly LiveRecord[], held?: readonly LiveRecord[][]): Promise<void> {
+  /**
+   * Queues a part of the catch-up; its last part lets the batches held meanwhile through. Resolves
+   * once the client took the catch-up queued so far.
+   */
+  release(part: readonly LiveRecord[], last = true): Promise<void> {
     if (!this.#detached) {
       for (const record of part) if (this.#accepts(record)) this.#pending.addCatchUp(record);
-      if (held) {
-        for (const batch of held) this.#add(batch);
+      if (last) {
+        for (const batch of this.#held ?? []) this.#add(batch);
+        this.#held = undefined;
         this.#pending.startHere();
       }
     }
