@@ -347,9 +347,8 @@ describe('a client that does not keep up', () => {
 
   it('its connection is ended the grace time after the cut-off if it still holds unsent data', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe({ maxBuffered: 0 });
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained, stallMs: 60_000, endGraceMs: 2000 });
+    const { subscriber } = subscribe({ maxBuffered: 0, endIfUndrained, stallMs: 60_000, endGraceMs: 2000 });
     subscriber.offer([record(1, now)]);
     subscriber.offer([record(2, now)]);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'RATE_LIMITED' } });
@@ -362,9 +361,8 @@ describe('a client that does not keep up', () => {
 
   it('cut off for a stall, still has the grace time to take its error, and its connection is ended once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber, closed } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained, stallMs: 1000, endGraceMs: 500 });
+    const { subscriber, closed } = subscribe({ endIfUndrained, stallMs: 1000, endGraceMs: 500 });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1000);
     expect(closed).toEqual([subscriber]);
@@ -380,8 +378,7 @@ describe('a client that does not keep up', () => {
 
   it('cut off for a stall, gets its error when it reads again within the grace time', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
-    subscriber.connect({ endIfUndrained: vi.fn(), stallMs: 1000, endGraceMs: 500 });
+    const { subscriber } = subscribe({ endIfUndrained: vi.fn(), stallMs: 1000, endGraceMs: 500 });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1400);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'RATE_LIMITED' } });
@@ -409,8 +406,7 @@ describe('a client that does not keep up', () => {
 
   it('the stall time counts from the last record the client asked for or was handed', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber, closed } = subscribe();
-    subscriber.connect({ endIfUndrained: undefined, stallMs: 1000 });
+    const { subscriber, closed } = subscribe({ endIfUndrained: undefined, stallMs: 1000 });
     subscriber.offer([record(1, now), record(2, now), record(3, now)]);
     await vi.advanceTimersByTimeAsync(800);
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
@@ -435,9 +431,8 @@ describe('a client that does not keep up', () => {
 
   it('an ended stream whose client does not take its end for the grace time has its connection ended (5 s by default)', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained });
+    const { subscriber } = subscribe({ endIfUndrained });
     subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     await vi.advanceTimersByTimeAsync(4999);
     expect(endIfUndrained).not.toHaveBeenCalled();
@@ -449,9 +444,8 @@ describe('a client that does not keep up', () => {
 
   it('a stream that ends while records wait gives its client the grace time, not the stall time, to take them', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained });
+    const { subscriber } = subscribe({ endIfUndrained });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1000);
     subscriber.complete();
@@ -484,9 +478,8 @@ describe('a client that does not keep up', () => {
 
   it('a client that took the whole ended stream is left alone', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained, endGraceMs: 100 });
+    const { subscriber } = subscribe({ endIfUndrained, endGraceMs: 100 });
     subscriber.offer([record(1, now)]);
     subscriber.complete();
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);

@@ -151,8 +151,10 @@ export class LiveAudit {
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
+      endIfUndrained,
+      stallMs: this.#options.stallMs,
+      endGraceMs: this.#options.endGraceMs,
     });
-    subscriber.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
     this.#started++;

@@ -6,7 +6,7 @@
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
-import { encodeResumeToken, NewestDelivered, type DeliveredEntry } from './resume-token.js';
+import { encodeResumeToken, NewestDelivered, type ResumePoint } from './resume-token.js';
 
 /** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
@@ -23,21 +23,14 @@ export interface SubscriberOptions {
   /** Called once, as soon as the stream takes no more records. */
   readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
   readonly onDelivered?: (() => void) | undefined;
-  readonly resumedFrom?: {
-    readonly newest: number;
-    readonly delivered: readonly DeliveredEntry[];
-    readonly position?: string | undefined;
-  };
-}
-
-export type SubscriberEnding = 'complete' | GatewayError | 'client';
-
-interface ConnectionOptions {
+  readonly resumedFrom?: Pick<ResumePoint, 'newest' | 'delivered' | 'position'> | undefined;
   /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
   readonly endIfUndrained?: (() => void) | undefined;
   readonly stallMs?: number | undefined;
   readonly endGraceMs?: number | undefined;
 }
+
+export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
 /**
  * Both transports ask for the next item once the last is written out: a pause this long with
@@ -64,7 +57,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
   readonly #abort = new AbortController();
   #caughtUp: (() => void) | undefined;
-  #connection: ConnectionOptions = {};
   #connectionChecked = false;
   #lastPull = performance.now();
   /** Runs only while something waits for the client and it is not asking. */
@@ -86,10 +78,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   /** Whether a record was delivered within the settle time, or waits for the client. */
   knows(digest: string): boolean {
     return this.#window.has(digest) || this.#pending.has(digest);
-  }
-
-  connect(connection: ConnectionOptions): void {
-    this.#connection = connection;
   }
 
   /** Holds the poller's batches until `release`, so a catch-up read is delivered first. */
@@ -187,11 +175,11 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #pauseAllowed(): number | undefined {
     if (this.#closed || this.#waiting) return undefined;
     if (this.#ending !== undefined) return this.#endGraceMs();
-    return this.#pending.size > 0 ? (this.#connection.stallMs ?? DEFAULT_STALL_MS) : undefined;
+    return this.#pending.size > 0 ? (this.#options.stallMs ?? DEFAULT_STALL_MS) : undefined;
   }
 
   #endGraceMs(): number {
-    return this.#connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
+    return this.#options.endGraceMs ?? DEFAULT_END_GRACE_MS;
   }
 
   /** Times the client's pause while something waits for it, unless already timing. */
@@ -228,7 +216,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #endConnectionIfUndrained(): void {
     if (this.#connectionChecked) return;
     this.#connectionChecked = true;
-    this.#connection.endIfUndrained?.();
+    this.#options.endIfUndrained?.();
   }
 
   #remember(digest: string, timestamp: number): void {
