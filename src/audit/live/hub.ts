@@ -54,11 +54,7 @@ export interface LiveSubscribeArgs {
   readonly callerId?: string | undefined;
 }
 
-export interface LiveAuditStats {
-  readonly subscriptions: number;
-  readonly started: number;
-  readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
-}
+export type LiveAuditStats = ReturnType<LiveAudit['stats']>;
 
 const MAX_OBJECT_TYPE_CHARS = 256;
 /** `since` reaches as far back as a resume token, give or take the time a client's "15 minutes ago" takes to arrive. */
@@ -296,7 +292,7 @@ export class LiveAudit {
     this.#pollers.get(key)?.remove(subscriber);
   }
 
-  stats(): LiveAuditStats {
+  stats() {
     return {
       subscriptions: this.#subscribers.size,
       started: this.#started,
