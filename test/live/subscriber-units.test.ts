@@ -244,7 +244,7 @@ describe('the catch-up hand-over', () => {
     const { subscriber, closed } = subscribe();
     subscriber.hold();
     subscriber.offer([record('held', now)]);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     const caughtUp = subscriber.release([record(1, now - 1)]);
     expect(await settled(caughtUp)).toBe(true);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } });
@@ -253,7 +253,7 @@ describe('the catch-up hand-over', () => {
 
     const completed = subscribe().subscriber;
     completed.hold();
-    completed.complete();
+    completed.end();
     expect(await settled(completed.release([record(1, now - 1)]))).toBe(true);
     expect(await take(completed)).toBe('done');
   });
@@ -270,14 +270,14 @@ describe('the catch-up hand-over', () => {
 });
 
 describe('ending a stream', () => {
-  it('fail: the queued records, then the error, then the end; the slot is freed at once, once', async () => {
+  it('ended with an error: the queued records, then the error, then the end; the slot is freed at once, once', async () => {
     const { subscriber, closed } = subscribe();
     subscriber.offer([record(1, now - 1), record(2, now)]);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAUTHORIZED', 'no'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAUTHORIZED', 'no'));
     expect(closed).toEqual([subscriber]);
     expect(subscriber.signal.aborted).toBe(true);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
-    subscriber.complete();
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
+    subscriber.end();
     subscriber.offer([record(3, now)]);
     expect(await takeUuids(subscriber, 2)).toEqual(['uuid-1', 'uuid-2']);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'UPSTREAM_UNAUTHORIZED' } });
@@ -289,8 +289,8 @@ describe('ending a stream', () => {
   it('complete: the queued records, then the end, without an error', async () => {
     const { subscriber, closed } = subscribe();
     subscriber.offer([record(1, now)]);
-    subscriber.complete();
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
+    subscriber.end();
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
     expect(await take(subscriber)).toBe('done');
     expect(closed).toEqual([subscriber]);
@@ -302,7 +302,7 @@ describe('ending a stream', () => {
     subscriber.offer([]);
     subscriber.offer([record('refused', now - 20 * SETTLE_MS)]);
     expect(await settled(waiting)).toBe(false);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     expect(await waiting).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(await take(subscriber)).toBe('done');
   });
@@ -433,7 +433,7 @@ describe('a client that does not keep up', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const endIfUndrained = vi.fn();
     const { subscriber } = subscribe({ endIfUndrained });
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     await vi.advanceTimersByTimeAsync(4999);
     expect(endIfUndrained).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
@@ -448,7 +448,7 @@ describe('a client that does not keep up', () => {
     const { subscriber } = subscribe({ endIfUndrained });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1000);
-    subscriber.complete();
+    subscriber.end();
     // Five seconds without a read since the client last asked: its connection does not drain.
     await vi.advanceTimersByTimeAsync(3999);
     expect(endIfUndrained).not.toHaveBeenCalled();
@@ -471,7 +471,7 @@ describe('a client that does not keep up', () => {
   it('an ended stream without a connection to end is closed after the grace time all the same', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { subscriber } = subscribe();
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     await vi.advanceTimersByTimeAsync(5000);
     expect(await take(subscriber)).toBe('done');
   });
@@ -481,7 +481,7 @@ describe('a client that does not keep up', () => {
     const endIfUndrained = vi.fn();
     const { subscriber } = subscribe({ endIfUndrained, endGraceMs: 100 });
     subscriber.offer([record(1, now)]);
-    subscriber.complete();
+    subscriber.end();
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
     expect(await take(subscriber)).toBe('done');
     await vi.advanceTimersByTimeAsync(10_000);

@@ -271,7 +271,7 @@ export class LiveAudit {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the stream's error is not logged again.
           log.warn({ code: failure.code, filter }, 'live audit catch-up gave up: upstream failing');
           void subscriber.release([]);
-          subscriber.fail(markLogged(failure));
+          subscriber.end(markLogged(failure));
           return;
         }
         log.warn({ code: failure.code, filter }, 'live audit catch-up read failed; retrying');
@@ -303,6 +303,6 @@ export class LiveAudit {
   /** Ends every stream cleanly; each poller stops with its last subscriber. */
   close(): void {
     this.#closed = true;
-    for (const subscriber of [...this.#subscribers]) subscriber.complete();
+    for (const subscriber of [...this.#subscribers]) subscriber.end();
   }
 }

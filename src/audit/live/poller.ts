@@ -149,7 +149,7 @@ export class FilterPoller {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
           log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
           markLogged(failure);
-          for (const subscriber of [...this.#subscribers]) subscriber.fail(failure);
+          for (const subscriber of [...this.#subscribers]) subscriber.end(failure);
           this.stop();
           return;
         }

@@ -128,15 +128,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.isNew(record.digest, record.timestamp) && !this.#pending.has(record.digest);
   }
 
-  fail(error: GatewayError): void {
-    this.#end(error);
-  }
-
-  complete(): void {
-    this.#end('complete');
-  }
-
-  #end(ending: GatewayError | 'complete'): void {
+  /** Takes no more records: the client reads what waits, then the error if any, then the end. */
+  end(ending: GatewayError | 'complete' = 'complete'): void {
     this.#ending ??= ending;
     this.#detach();
     // A pause timed against the stall time is timed again against the shorter end grace.
@@ -149,7 +142,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#pending.clear();
     this.#lastPull = performance.now();
     setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
-    this.fail(
+    this.end(
       new GatewayError(
         'RATE_LIMITED',
         'The subscription was ended because the client did not keep up with the records it was sent.',
