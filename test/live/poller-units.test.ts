@@ -19,14 +19,14 @@ const SETTLE_MS = 5000;
 const GIVE_UP_MS = 1000;
 const filter: LiveFilter = { objectType: 'LOGIN', action: undefined };
 
-/** A subscriber as the poller sees it: what it was offered, and how it was failed. */
+/** A subscriber as the poller sees it: what it was offered, and how it was ended. */
 function fakeSubscriber(floor = start) {
   const offered: string[][] = [];
   const failures: GatewayError[] = [];
   const subscriber = {
     floor,
     offer: (records: readonly LiveRecord[]) => offered.push(records.map((r) => r.uuid)),
-    fail: (error: GatewayError) => failures.push(error),
+    end: (error: GatewayError) => failures.push(error),
   };
   return { subscriber: subscriber as unknown as LiveSubscriber, offered, failures };
 }
@@ -338,7 +338,7 @@ describe('stopping', () => {
     const cutOff = {
       floor: start,
       offer: () => p.remove(cutOff as unknown as LiveSubscriber),
-      fail: () => {},
+      end: () => {},
     };
     p.add(cutOff as unknown as LiveSubscriber);
     await vi.advanceTimersByTimeAsync(POLL_MS);
@@ -404,7 +404,7 @@ describe('upstream failures', () => {
     const leaving = {
       floor: start,
       offer: () => {},
-      fail: () => p.remove(leaving as unknown as LiveSubscriber),
+      end: () => p.remove(leaving as unknown as LiveSubscriber),
     };
     p.add(leaving as unknown as LiveSubscriber);
     p.add(b.subscriber);

@@ -16,8 +16,15 @@ const record = (id: number) =>
 /** A subscription whose client may pause STALL_MS, and the times it was cut off. */
 function watch() {
   const onClose = vi.fn();
-  const subscriber = new LiveSubscriber({ filterKey: '[null,null]', floor: 0, settleMs: 0, maxBuffered: 100, now: () => now, onClose });
-  subscriber.connect({ stallMs: STALL_MS });
+  const subscriber = new LiveSubscriber({
+    filterKey: '[null,null]',
+    floor: 0,
+    settleMs: 0,
+    maxBuffered: 100,
+    now: () => now,
+    onClose,
+    stallMs: STALL_MS,
+  });
   /** The client asks for the next record and is handed one waiting. */
   const take = async () => {
     const next = await subscriber.next();

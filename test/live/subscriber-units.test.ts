@@ -183,6 +183,21 @@ describe('the catch-up hand-over', () => {
     await subscriber.return();
   });
 
+  it('keeps the live records held until the last part of a catch-up in parts', async () => {
+    const { subscriber } = subscribe();
+    subscriber.hold();
+    subscriber.offer([record('live', now)]);
+    const firstPart = subscriber.release([record(1, now - 3)], false);
+    expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
+    await firstPart;
+    const next = take(subscriber);
+    expect(await settled(next)).toBe(false);
+    void subscriber.release([record(2, now - 2)]);
+    expect(await next).toMatchObject({ uuid: 'uuid-2' });
+    expect(await takeUuids(subscriber, 1)).toEqual(['uuid-live']);
+    await subscriber.return();
+  });
+
   it('resolves once the client has taken the catch-up, not before', async () => {
     const { subscriber } = subscribe();
     subscriber.hold();
@@ -229,7 +244,7 @@ describe('the catch-up hand-over', () => {
     const { subscriber, closed } = subscribe();
     subscriber.hold();
     subscriber.offer([record('held', now)]);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     const caughtUp = subscriber.release([record(1, now - 1)]);
     expect(await settled(caughtUp)).toBe(true);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } });
@@ -238,7 +253,7 @@ describe('the catch-up hand-over', () => {
 
     const completed = subscribe().subscriber;
     completed.hold();
-    completed.complete();
+    completed.end();
     expect(await settled(completed.release([record(1, now - 1)]))).toBe(true);
     expect(await take(completed)).toBe('done');
   });
@@ -255,14 +270,14 @@ describe('the catch-up hand-over', () => {
 });
 
 describe('ending a stream', () => {
-  it('fail: the queued records, then the error, then the end; the slot is freed at once, once', async () => {
+  it('ended with an error: the queued records, then the error, then the end; the slot is freed at once, once', async () => {
     const { subscriber, closed } = subscribe();
     subscriber.offer([record(1, now - 1), record(2, now)]);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAUTHORIZED', 'no'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAUTHORIZED', 'no'));
     expect(closed).toEqual([subscriber]);
     expect(subscriber.signal.aborted).toBe(true);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
-    subscriber.complete();
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
+    subscriber.end();
     subscriber.offer([record(3, now)]);
     expect(await takeUuids(subscriber, 2)).toEqual(['uuid-1', 'uuid-2']);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'UPSTREAM_UNAUTHORIZED' } });
@@ -274,8 +289,8 @@ describe('ending a stream', () => {
   it('complete: the queued records, then the end, without an error', async () => {
     const { subscriber, closed } = subscribe();
     subscriber.offer([record(1, now)]);
-    subscriber.complete();
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
+    subscriber.end();
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'later'));
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
     expect(await take(subscriber)).toBe('done');
     expect(closed).toEqual([subscriber]);
@@ -287,7 +302,7 @@ describe('ending a stream', () => {
     subscriber.offer([]);
     subscriber.offer([record('refused', now - 20 * SETTLE_MS)]);
     expect(await settled(waiting)).toBe(false);
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     expect(await waiting).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(await take(subscriber)).toBe('done');
   });
@@ -332,9 +347,8 @@ describe('a client that does not keep up', () => {
 
   it('its connection is ended the grace time after the cut-off if it still holds unsent data', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe({ maxBuffered: 0 });
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained, stallMs: 60_000, endGraceMs: 2000 });
+    const { subscriber } = subscribe({ maxBuffered: 0, endIfUndrained, stallMs: 60_000, endGraceMs: 2000 });
     subscriber.offer([record(1, now)]);
     subscriber.offer([record(2, now)]);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'RATE_LIMITED' } });
@@ -347,9 +361,8 @@ describe('a client that does not keep up', () => {
 
   it('cut off for a stall, still has the grace time to take its error, and its connection is ended once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber, closed } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained, stallMs: 1000, endGraceMs: 500 });
+    const { subscriber, closed } = subscribe({ endIfUndrained, stallMs: 1000, endGraceMs: 500 });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1000);
     expect(closed).toEqual([subscriber]);
@@ -365,8 +378,7 @@ describe('a client that does not keep up', () => {
 
   it('cut off for a stall, gets its error when it reads again within the grace time', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
-    subscriber.connect({ endIfUndrained: vi.fn(), stallMs: 1000, endGraceMs: 500 });
+    const { subscriber } = subscribe({ endIfUndrained: vi.fn(), stallMs: 1000, endGraceMs: 500 });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1400);
     expect(await take(subscriber)).toMatchObject({ error: { code: 'RATE_LIMITED' } });
@@ -394,8 +406,7 @@ describe('a client that does not keep up', () => {
 
   it('the stall time counts from the last record the client asked for or was handed', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber, closed } = subscribe();
-    subscriber.connect({ endIfUndrained: undefined, stallMs: 1000 });
+    const { subscriber, closed } = subscribe({ endIfUndrained: undefined, stallMs: 1000 });
     subscriber.offer([record(1, now), record(2, now), record(3, now)]);
     await vi.advanceTimersByTimeAsync(800);
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
@@ -420,10 +431,9 @@ describe('a client that does not keep up', () => {
 
   it('an ended stream whose client does not take its end for the grace time has its connection ended (5 s by default)', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained });
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    const { subscriber } = subscribe({ endIfUndrained });
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     await vi.advanceTimersByTimeAsync(4999);
     expect(endIfUndrained).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
@@ -434,12 +444,11 @@ describe('a client that does not keep up', () => {
 
   it('a stream that ends while records wait gives its client the grace time, not the stall time, to take them', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained });
+    const { subscriber } = subscribe({ endIfUndrained });
     subscriber.offer([record(1, now)]);
     await vi.advanceTimersByTimeAsync(1000);
-    subscriber.complete();
+    subscriber.end();
     // Five seconds without a read since the client last asked: its connection does not drain.
     await vi.advanceTimersByTimeAsync(3999);
     expect(endIfUndrained).not.toHaveBeenCalled();
@@ -462,18 +471,17 @@ describe('a client that does not keep up', () => {
   it('an ended stream without a connection to end is closed after the grace time all the same', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { subscriber } = subscribe();
-    subscriber.fail(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
+    subscriber.end(new GatewayError('UPSTREAM_UNAVAILABLE', 'gone'));
     await vi.advanceTimersByTimeAsync(5000);
     expect(await take(subscriber)).toBe('done');
   });
 
   it('a client that took the whole ended stream is left alone', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const { subscriber } = subscribe();
     const endIfUndrained = vi.fn();
-    subscriber.connect({ endIfUndrained, endGraceMs: 100 });
+    const { subscriber } = subscribe({ endIfUndrained, endGraceMs: 100 });
     subscriber.offer([record(1, now)]);
-    subscriber.complete();
+    subscriber.end();
     expect(await takeUuids(subscriber, 1)).toEqual(['uuid-1']);
     expect(await take(subscriber)).toBe('done');
     await vi.advanceTimersByTimeAsync(10_000);

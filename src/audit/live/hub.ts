@@ -54,11 +54,7 @@ export interface LiveSubscribeArgs {
   readonly callerId?: string | undefined;
 }
 
-export interface LiveAuditStats {
-  readonly subscriptions: number;
-  readonly started: number;
-  readonly pollers: readonly { readonly filter: LiveFilter; readonly subscribers: number; readonly polls: number }[];
-}
+export type LiveAuditStats = ReturnType<LiveAudit['stats']>;
 
 const MAX_OBJECT_TYPE_CHARS = 256;
 /** `since` reaches as far back as a resume token, give or take the time a client's "15 minutes ago" takes to arrive. */
@@ -151,8 +147,10 @@ export class LiveAudit {
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
+      endIfUndrained,
+      stallMs: this.#options.stallMs,
+      endGraceMs: this.#options.endGraceMs,
     });
-    subscriber.connect({ endIfUndrained, stallMs: this.#options.stallMs, endGraceMs: this.#options.endGraceMs });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
     this.#started++;
@@ -216,7 +214,7 @@ export class LiveAudit {
     try {
       for await (const part of feed.after(position)) {
         if (subscriber.signal.aborted) return true;
-        await subscriber.releasePart(part);
+        await subscriber.release(part, false);
       }
     } catch (error) {
       if (error instanceof StreamGap) return subscriber.signal.aborted;
@@ -257,7 +255,7 @@ export class LiveAudit {
         }).finally(() => deadline.dispose());
         failingSince = undefined;
         try {
-          taken = part.complete ? subscriber.release(part.records) : subscriber.releasePart(part.records);
+          taken = subscriber.release(part.records, part.complete);
         } finally {
           part.release();
         }
@@ -273,7 +271,7 @@ export class LiveAudit {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the stream's error is not logged again.
           log.warn({ code: failure.code, filter }, 'live audit catch-up gave up: upstream failing');
           void subscriber.release([]);
-          subscriber.fail(markLogged(failure));
+          subscriber.end(markLogged(failure));
           return;
         }
         log.warn({ code: failure.code, filter }, 'live audit catch-up read failed; retrying');
@@ -294,7 +292,7 @@ export class LiveAudit {
     this.#pollers.get(key)?.remove(subscriber);
   }
 
-  stats(): LiveAuditStats {
+  stats() {
     return {
       subscriptions: this.#subscribers.size,
       started: this.#started,
@@ -305,6 +303,6 @@ export class LiveAudit {
   /** Ends every stream cleanly; each poller stops with its last subscriber. */
   close(): void {
     this.#closed = true;
-    for (const subscriber of [...this.#subscribers]) subscriber.complete();
+    for (const subscriber of [...this.#subscribers]) subscriber.end();
   }
 }

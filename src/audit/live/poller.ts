@@ -107,62 +107,58 @@ export class FilterPoller {
   async #poll(): Promise<void> {
     this.#polling = true;
     try {
-      await this.#pollOnce();
+      const role = await this.#takeRole();
+      if (this.#stopped) return;
+      // The holder reads for this replica: its records come through the stream.
+      if (role === 'follower') {
+        this.#failingSince = undefined;
+        this.#schedule();
+        return;
+      }
+      const { now, log } = this.#options;
+      const fromMillis = this.#window.start;
+      const toMillis = now();
+      this.polls++;
+      try {
+        const part =
+          fromMillis > toMillis
+            ? NOTHING_TO_READ
+            : await readWindow({
+                identity: this.#options.identity,
+                filter: this.filter,
+                fromMillis,
+                toMillis,
+                log,
+                budget: this.#options.budget,
+                known: (record) => this.#window.has(record.uuid),
+                signal: this.#abort.signal,
+                pageSize: this.#options.pageSize,
+              });
+        try {
+          if (this.#stopped) return;
+          this.#failingSince = undefined;
+          await this.#deliver(role, part.records);
+        } finally {
+          part.release();
+        }
+      } catch (error) {
+        if (this.#stopped) return;
+        const failure = asGatewayError(error);
+        this.#failingSince ??= toMillis;
+        if (now() - this.#failingSince >= this.#options.giveUpMs) {
+          // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
+          log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
+          markLogged(failure);
+          for (const subscriber of [...this.#subscribers]) subscriber.end(failure);
+          this.stop();
+          return;
+        }
+        log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poll failed; retrying');
+      }
+      if (!this.#stopped) this.#schedule();
     } finally {
       this.#polling = false;
     }
-  }
-
-  async #pollOnce(): Promise<void> {
-    const role = await this.#takeRole();
-    if (this.#stopped) return;
-    // The holder reads for this replica: its records come through the stream.
-    if (role === 'follower') {
-      this.#failingSince = undefined;
-      this.#schedule();
-      return;
-    }
-    const { now, log } = this.#options;
-    const fromMillis = this.#window.start;
-    const toMillis = now();
-    this.polls++;
-    try {
-      const part =
-        fromMillis > toMillis
-          ? NOTHING_TO_READ
-          : await readWindow({
-              identity: this.#options.identity,
-              filter: this.filter,
-              fromMillis,
-              toMillis,
-              log,
-              budget: this.#options.budget,
-              known: (record) => this.#window.has(record.uuid),
-              signal: this.#abort.signal,
-              pageSize: this.#options.pageSize,
-            });
-      try {
-        if (this.#stopped) return;
-        this.#failingSince = undefined;
-        await this.#deliver(role, part.records);
-      } finally {
-        part.release();
-      }
-    } catch (error) {
-      if (this.#stopped) return;
-      const failure = asGatewayError(error);
-      this.#failingSince ??= toMillis;
-      if (now() - this.#failingSince >= this.#options.giveUpMs) {
-        // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
-        log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
-        markLogged(failure);
-        for (const subscriber of [...this.#subscribers]) subscriber.fail(failure);
-        this.stop();
-        return;
-      }
-      log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poll failed; retrying');
-    }
-    if (!this.#stopped) this.#schedule();
   }
 
   async #takeRole(): Promise<FeedRole> {

@@ -3,7 +3,7 @@
  * delivered within the settle time before it (a re-read would repeat them) and, with Redis, the
  * stream position (version 3). Not signed: a token is refused unless the gateway could have issued it.
  */
-import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../../lib/checksum.js';
+import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
 import { DIGEST_BYTES } from './records.js';
 
@@ -68,8 +68,7 @@ export function encodeResumeToken(input: ResumePoint): string {
     at = buffer.writeUInt8(position.length, at);
     at += position.copy(buffer, at);
   }
-  writeChecksum(buffer, at);
-  return buffer.toString('base64url');
+  return sealToken(buffer, at);
 }
 
 /** Another spelling of one filter would be polled apart. */
@@ -91,11 +90,7 @@ function isFilterKey(key: string): boolean {
 export const malformedToken = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
 
 function decode(token: string): ResumePoint {
-  if (token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) throw malformedToken();
-  const text = Buffer.from(token, 'base64url');
-  // The last character's spare bits admit other spellings of the same bytes: only ours is one.
-  if (text.toString('base64url') !== token) throw malformedToken();
-  const buffer = checkedPayload(text);
+  const buffer = openToken(token, MAX_TOKEN_CHARS);
   if (!buffer) throw malformedToken();
   const need = (bytes: number, at: number) => {
     if (at + bytes > buffer.length) throw malformedToken();

@@ -14,8 +14,6 @@ import { toLiveRecord, type LiveRecord } from './records.js';
 /** What this replica does for a filter at its next poll. */
 export type FeedRole = 'holder' | 'follower' | 'local';
 
-export type FeedAppend = 'appended' | 'fenced' | 'unavailable';
-
 export interface SharedFeedOptions {
   readonly store: SharedStore;
   readonly leaseMs: number;
@@ -91,7 +89,7 @@ export class SharedFeed {
   }
 
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
-  async append(records: readonly LiveRecord[]): Promise<FeedAppend> {
+  async append(records: readonly LiveRecord[]) {
     const { store, now, horizonMs } = this.#options;
     for (let at = 0; at < records.length; at += BATCH) {
       const entries = records.slice(at, at + BATCH).map((r) => store.seal(this.streamKey, ENTRY_KIND, JSON.stringify(r.record)));
@@ -102,7 +100,7 @@ export class SharedFeed {
         return answer.outcome;
       }
     }
-    return 'appended';
+    return 'appended' as const;
   }
 
   /** Hands `deliver` the stream's entries from `fromMillis` on (less the clock skew), until stopped. */

@@ -6,7 +6,7 @@
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
-import { encodeResumeToken, NewestDelivered, type DeliveredEntry } from './resume-token.js';
+import { encodeResumeToken, NewestDelivered, type ResumePoint } from './resume-token.js';
 
 /** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
@@ -23,21 +23,14 @@ export interface SubscriberOptions {
   /** Called once, as soon as the stream takes no more records. */
   readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
   readonly onDelivered?: (() => void) | undefined;
-  readonly resumedFrom?: {
-    readonly newest: number;
-    readonly delivered: readonly DeliveredEntry[];
-    readonly position?: string | undefined;
-  };
-}
-
-export type SubscriberEnding = 'complete' | GatewayError | 'client';
-
-interface ConnectionOptions {
+  readonly resumedFrom?: Pick<ResumePoint, 'newest' | 'delivered' | 'position'> | undefined;
   /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
   readonly endIfUndrained?: (() => void) | undefined;
   readonly stallMs?: number | undefined;
   readonly endGraceMs?: number | undefined;
 }
+
+export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
 /**
  * Both transports ask for the next item once the last is written out: a pause this long with
@@ -64,7 +57,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
   readonly #abort = new AbortController();
   #caughtUp: (() => void) | undefined;
-  #connection: ConnectionOptions = {};
   #connectionChecked = false;
   #lastPull = performance.now();
   /** Runs only while something waits for the client and it is not asking. */
@@ -88,32 +80,21 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.has(digest) || this.#pending.has(digest);
   }
 
-  connect(connection: ConnectionOptions): void {
-    this.#connection = connection;
-  }
-
   /** Holds the poller's batches until `release`, so a catch-up read is delivered first. */
   hold(): void {
     this.#held ??= [];
   }
 
-  /** Queues the catch-up's last part, then the batches held meanwhile; resolves once the client took the catch-up. */
-  release(catchUp: readonly LiveRecord[]): Promise<void> {
-    const held = this.#held ?? [];
-    this.#held = undefined;
-    return this.#queueCatchUp(catchUp, held);
-  }
-
-  /** Queues a part of the catch-up while the poller's batches stay held; resolves as `release` does. */
-  releasePart(part: readonly LiveRecord[]): Promise<void> {
-    return this.#queueCatchUp(part);
-  }
-
-  #queueCatchUp(part: readonly LiveRecord[], held?: readonly LiveRecord[][]): Promise<void> {
+  /**
+   * Queues a part of the catch-up; its last part lets the batches held meanwhile through. Resolves
+   * once the client took the catch-up queued so far.
+   */
+  release(part: readonly LiveRecord[], last = true): Promise<void> {
     if (!this.#detached) {
       for (const record of part) if (this.#accepts(record)) this.#pending.addCatchUp(record);
-      if (held) {
-        for (const batch of held) this.#add(batch);
+      if (last) {
+        for (const batch of this.#held ?? []) this.#add(batch);
+        this.#held = undefined;
         this.#pending.startHere();
       }
     }
@@ -147,15 +128,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     return this.#window.isNew(record.digest, record.timestamp) && !this.#pending.has(record.digest);
   }
 
-  fail(error: GatewayError): void {
-    this.#end(error);
-  }
-
-  complete(): void {
-    this.#end('complete');
-  }
-
-  #end(ending: GatewayError | 'complete'): void {
+  /** Takes no more records: the client reads what waits, then the error if any, then the end. */
+  end(ending: GatewayError | 'complete' = 'complete'): void {
     this.#ending ??= ending;
     this.#detach();
     // A pause timed against the stall time is timed again against the shorter end grace.
@@ -168,7 +142,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#pending.clear();
     this.#lastPull = performance.now();
     setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
-    this.fail(
+    this.end(
       new GatewayError(
         'RATE_LIMITED',
         'The subscription was ended because the client did not keep up with the records it was sent.',
@@ -194,11 +168,11 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #pauseAllowed(): number | undefined {
     if (this.#closed || this.#waiting) return undefined;
     if (this.#ending !== undefined) return this.#endGraceMs();
-    return this.#pending.size > 0 ? (this.#connection.stallMs ?? DEFAULT_STALL_MS) : undefined;
+    return this.#pending.size > 0 ? (this.#options.stallMs ?? DEFAULT_STALL_MS) : undefined;
   }
 
   #endGraceMs(): number {
-    return this.#connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
+    return this.#options.endGraceMs ?? DEFAULT_END_GRACE_MS;
   }
 
   /** Times the client's pause while something waits for it, unless already timing. */
@@ -235,7 +209,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #endConnectionIfUndrained(): void {
     if (this.#connectionChecked) return;
     this.#connectionChecked = true;
-    this.#connection.endIfUndrained?.();
+    this.#options.endIfUndrained?.();
   }
 
   #remember(digest: string, timestamp: number): void {

@@ -3,7 +3,7 @@
  * fromMillis | varint (to - from) | varint (pinnedAt - to) | objectType | CRC-32. The offset is the
  * row's position in the pinned window (0 = newest): valid however many events arrive later.
  */
-import { CHECKSUM_BYTES, checkedPayload, writeChecksum } from '../../lib/checksum.js';
+import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
 import type { AuditReportQuery } from '../../upstream/types.js';
 import { MAX_DATE_MS } from '../../upstream/identity/schemas.js';
@@ -72,7 +72,7 @@ export function cursorEncoder(scope: AuditScope): (offset: number) => string {
     }
     bytes[length++] = rest;
     length += tail.copy(bytes, length);
-    return bytes.subarray(0, writeChecksum(bytes, length)).toString('base64url');
+    return sealToken(bytes, length);
   };
 }
 
@@ -116,17 +116,14 @@ function readCursor(bytes: Buffer): AuditCursor | undefined {
 
 /** Reads a client's `after`/`before`; anything that is not a cursor this gateway made is BAD_USER_INPUT. */
 export function decodeCursor(text: string, argument: 'after' | 'before'): AuditCursor {
+  const payload = openToken(text, MAX_CURSOR_LENGTH);
   let cursor: AuditCursor | undefined;
-  // A bound on the work a hostile cursor costs.
-  if (text.length <= MAX_CURSOR_LENGTH) {
-    const payload = checkedPayload(Buffer.from(text, 'base64url'));
-    try {
-      cursor = payload && readCursor(payload);
-    } catch {
-      // Ends early: not a cursor.
-    }
+  try {
+    cursor = payload && readCursor(payload);
+  } catch {
+    // Ends early: not a cursor.
   }
-  // Varints, base64 and UTF-8 all admit other spellings of the same cursor; only ours is one.
+  // Varints and UTF-8 admit other spellings of the same cursor; only ours is one.
   if (!cursor || encodeCursor(cursor) !== text) {
     throw new BadUserInputError(`\`${argument}\` is not a valid auditEvents cursor.`, { argument });
   }
