@@ -33,7 +33,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     teardownTimeout: 10_000,
-    // The production build the process tests start (test/helpers/built-gateway.ts).
+    // Removes the production build the process tests make on first use (test/helpers/built-gateway.ts).
     globalSetup: ['test/helpers/built-gateway.ts'],
     pool: 'forks',
     // Most files wait on servers, processes and timers rather than on a core: three at a time

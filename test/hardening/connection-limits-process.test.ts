@@ -17,7 +17,7 @@ describe('the entry point (src/main.ts) with MAX_CONNECTIONS and REQUEST_TIMEOUT
   let gateway: GatewayProcess;
   let port: number;
   beforeAll(async () => {
-    gateway = runGateway({ MAX_CONNECTIONS: '2', REQUEST_TIMEOUT_MS: '300', DEMO_EVENT_INTERVAL_MS: '0', LOG_LEVEL: 'info' }, builtGateway());
+    gateway = runGateway({ MAX_CONNECTIONS: '2', REQUEST_TIMEOUT_MS: '300', DEMO_EVENT_INTERVAL_MS: '0', LOG_LEVEL: 'info' }, await builtGateway());
     port = Number(new URL(await gateway.ready).port);
   }, 60_000);
   afterAll(() => gateway.stop('SIGKILL'));

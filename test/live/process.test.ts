@@ -18,7 +18,7 @@ beforeAll(async () => {
   // No drain delay: the streams end at the signal whatever it is, and the exit need not wait for it.
   gateway = runGateway(
     { AUDIT_LIVE_POLL_MS: '50', DEMO_EVENT_INTERVAL_MS: '100', SHUTDOWN_GRACE_MS: '5000', SHUTDOWN_DELAY_MS: '0', LOG_LEVEL: 'info' },
-    builtGateway(),
+    await builtGateway(),
   );
   base = await gateway.ready;
   // The start-up tests start gateways at the same time; on a busy machine this one waits its turn.

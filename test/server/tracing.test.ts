@@ -30,7 +30,7 @@ beforeAll(async () => {
     // The batch processor's delay (default 5 s), so spans arrive while the test waits.
     OTEL_BSP_SCHEDULE_DELAY: '50',
     LOG_LEVEL: 'debug',
-  }, builtGateway());
+  }, await builtGateway());
   url = await gateway.ready;
 }, 60_000);
 
