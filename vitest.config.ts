@@ -33,6 +33,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     teardownTimeout: 10_000,
+    // Removes the production build the process tests make on first use (test/helpers/built-gateway.ts).
+    globalSetup: ['test/helpers/built-gateway.ts'],
     pool: 'forks',
     // Most files wait on servers, processes and timers rather than on a core: three at a time
     // finish in a little over half the time of vitest's default (cores - 1, one file on 2 cores).

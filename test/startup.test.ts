@@ -3,6 +3,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { startHoldingProxy, type HoldingProxy } from './helpers/holding-proxy.js';
+import { builtGateway } from './helpers/built-gateway.js';
 import { runGateway, type GatewayProcess } from './helpers/process.js';
 import { simulatorEnv } from './helpers/simulator-env.js';
 import { exchange } from './helpers/listen.js';
@@ -11,8 +12,12 @@ import { exchange } from './helpers/listen.js';
 const PROCESS_TEST_TIMEOUT_MS = 90_000;
 
 const running: GatewayProcess[] = [];
-const started = (env: Record<string, string>) => {
-  const gateway = runGateway(env);
+/**
+ * The README's first command runs src/main.ts through tsx (`npm start`); the other checks run the
+ * production build, which starts in a fraction of tsx's CPU time.
+ */
+const started = async (env: Record<string, string>, entryPoint: 'npm start' | 'built' = 'built') => {
+  const gateway = runGateway(env, entryPoint === 'built' ? await builtGateway() : {});
   running.push(gateway);
   return gateway;
 };
@@ -57,7 +62,7 @@ describe.concurrent('start-up in demo mode (the README first command), with SIMU
   let simulatorPort: number;
   beforeAll(async () => {
     simulatorPort = await freePort();
-    gateway = started({ SIMULATOR_PORT: String(simulatorPort), LOG_PRETTY: 'true', SHUTDOWN_DELAY_MS: '200' });
+    gateway = await started({ SIMULATOR_PORT: String(simulatorPort), LOG_PRETTY: 'true', SHUTDOWN_DELAY_MS: '200' }, 'npm start');
     url = await gateway.ready;
   }, PROCESS_TEST_TIMEOUT_MS);
 
@@ -115,7 +120,7 @@ describe.concurrent('start-up in demo mode (the README first command), with SIMU
 
 describe.concurrent('start-up refusals', () => {
   it('refuses upstream mode without caller authentication, naming the variable, exit code 1', async () => {
-    const gateway = started({
+    const gateway = await started({
       IDENTITY_BASE_URL: 'http://127.0.0.1:9',
       IDENTITY_CLIENT_ID: 'gateway',
       IDENTITY_CLIENT_SECRET: 'client-secret-that-must-not-leak',
@@ -126,7 +131,7 @@ describe.concurrent('start-up refusals', () => {
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it('stops on invalid configuration with one message naming each variable', async () => {
-    const gateway = started({ PORT: 'eighty', UPSTREAM_TIMEOUT_MS: 'soon', CONTENT_LIBRARY_PASSWORD: 'pw-must-not-leak' });
+    const gateway = await started({ PORT: 'eighty', UPSTREAM_TIMEOUT_MS: 'soon', CONTENT_LIBRARY_PASSWORD: 'pw-must-not-leak' });
     expect(await gateway.exited()).toBe(1);
     const stderr = gateway.stderr();
     expect(stderr).toMatch(/PORT/);
@@ -154,7 +159,7 @@ describe.concurrent('listen failures', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const gateway = started({ PORT: String(port), GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
+      const gateway = await started({ PORT: String(port), GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
       expect(await gateway.exited()).toBe(1);
       expect(gateway.stderr().trim().split('\n')).toHaveLength(1);
       expect(gateway.stderr()).toMatch(new RegExp(`PORT: port ${port} .*already in use`));
@@ -169,7 +174,7 @@ describe.concurrent('listen failures', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const gateway = started({ PORT: String(port) });
+      const gateway = await started({ PORT: String(port) });
       expect(await gateway.exited()).toBe(1);
       expect(gateway.stderr().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`PORT: port ${port} .*already in use`))]);
       expect(gateway.stdout()).toBe('');
@@ -179,7 +184,7 @@ describe.concurrent('listen failures', () => {
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it('names HOST when the address is not one of this machine', async () => {
-    const gateway = started({ HOST: '203.0.113.7', GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
+    const gateway = await started({ HOST: '203.0.113.7', GATEWAY_API_KEYS: 'k', IDENTITY_BASE_URL: 'http://127.0.0.1:9', IDENTITY_CLIENT_ID: 'c', IDENTITY_CLIENT_SECRET: 's' });
     expect(await gateway.exited()).toBe(1);
     expect(gateway.stderr().trim().split('\n')).toHaveLength(1);
     expect(gateway.stderr()).toMatch(/HOST: cannot listen on "203\.0\.113\.7"/);
@@ -191,7 +196,7 @@ describe.concurrent('listen failures', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const gateway = started({ SIMULATOR_PORT: String(port) });
+      const gateway = await started({ SIMULATOR_PORT: String(port) });
       expect(await gateway.exited()).toBe(1);
       expect(gateway.stderr()).toMatch(new RegExp(`SIMULATOR_PORT: port ${port} .*already in use`));
       noStack(gateway.stderr());
@@ -212,7 +217,7 @@ describe.concurrent('drain', () => {
     upstream = await simulatorHoldingAudit();
     const { proxy } = upstream;
     // A delay with room for a busy machine between the drain's log line and the two checks below.
-    const gateway = started({ ...upstream.env, GATEWAY_API_KEYS: 'test-key', SHUTDOWN_DELAY_MS: '3000' });
+    const gateway = await started({ ...upstream.env, GATEWAY_API_KEYS: 'test-key', SHUTDOWN_DELAY_MS: '3000' });
     const url = await gateway.ready;
     // An idle keep-alive connection, as a load balancer or client pool keeps one.
     const agent = new HttpAgent({ keepAlive: true });

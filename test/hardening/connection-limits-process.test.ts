@@ -1,10 +1,11 @@
 /**
- * The connection limits as the entry point (src/main.ts) wires them from MAX_CONNECTIONS and
+ * The connection limits as the entry point (src/main.ts, built) wires them from MAX_CONNECTIONS and
  * REQUEST_TIMEOUT_MS: a stalled body is answered 408, a connection over the cap 503, both are
  * counted on /metrics, and a flood of refusals is logged once; a WebSocket message that stalls
  * closes its connection.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { builtGateway } from '../helpers/built-gateway.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { keepAliveGet, metricValue, parse, postHead, rawClients, split } from '../helpers/raw-http.js';
 import { clientFrame, RawWebSocket } from '../helpers/websocket-frame.js';
@@ -16,7 +17,7 @@ describe('the entry point (src/main.ts) with MAX_CONNECTIONS and REQUEST_TIMEOUT
   let gateway: GatewayProcess;
   let port: number;
   beforeAll(async () => {
-    gateway = runGateway({ MAX_CONNECTIONS: '2', REQUEST_TIMEOUT_MS: '300', DEMO_EVENT_INTERVAL_MS: '0', LOG_LEVEL: 'info' });
+    gateway = runGateway({ MAX_CONNECTIONS: '2', REQUEST_TIMEOUT_MS: '300', DEMO_EVENT_INTERVAL_MS: '0', LOG_LEVEL: 'info' }, await builtGateway());
     port = Number(new URL(await gateway.ready).port);
   }, 60_000);
   afterAll(() => gateway.stop('SIGKILL'));

@@ -1,5 +1,5 @@
 /**
- * The real process (src/main.ts) in demo mode: the simulator keeps adding audit events, so the
+ * The real process (the production build of src/main.ts) in demo mode: the simulator keeps adding audit events, so the
  * GraphiQL example subscription moves on its own; SIGTERM then ends open SSE and WebSocket streams
  * cleanly (`complete`; WebSocket close 1001) and the process exits 0 within its grace period.
  */
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { exampleOperations } from '../../src/gateway/examples/index.js';
+import { builtGateway } from '../helpers/built-gateway.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { LIVE_QUERY, Received, sseClient, type LivePayload } from './live-server.js';
 
@@ -15,7 +16,10 @@ let base: string;
 
 beforeAll(async () => {
   // No drain delay: the streams end at the signal whatever it is, and the exit need not wait for it.
-  gateway = runGateway({ AUDIT_LIVE_POLL_MS: '50', DEMO_EVENT_INTERVAL_MS: '100', SHUTDOWN_GRACE_MS: '5000', SHUTDOWN_DELAY_MS: '0', LOG_LEVEL: 'info' });
+  gateway = runGateway(
+    { AUDIT_LIVE_POLL_MS: '50', DEMO_EVENT_INTERVAL_MS: '100', SHUTDOWN_GRACE_MS: '5000', SHUTDOWN_DELAY_MS: '0', LOG_LEVEL: 'info' },
+    await builtGateway(),
+  );
   base = await gateway.ready;
   // The start-up tests start gateways at the same time; on a busy machine this one waits its turn.
 }, 90_000);

@@ -40,7 +40,10 @@ describe('a subscription id reused right after its complete', () => {
       subscribe(socket, id);
     }
     await until(() => live.liveAudit.stats().subscriptions >= ids.length);
-    await sleep(300);
+    // Two polls after the last subscribe: the one under way then has ended, a whole one has run since.
+    const polls = () => live.liveAudit.stats().pollers.reduce((sum, poller) => sum + poller.polls, 0);
+    const pollsBefore = polls();
+    await until(() => polls() >= pollsBefore + 2);
     live.sim.control.insertEvents(1);
     const delivered = () => new Set(messages.filter((m) => m.type === 'next').map((m) => m.id));
     await until(() => ids.every((id) => delivered().has(id)));

@@ -1,5 +1,5 @@
 /**
- * Traces that join the caller's: the gateway process (npm start) with OTEL_EXPORTER_OTLP_ENDPOINT
+ * Traces that join the caller's: the gateway process (its production build) with OTEL_EXPORTER_OTLP_ENDPOINT
  * pointing at an in-process OTLP/HTTP receiver, in upstream mode against the simulator with API-key
  * auth on. Checks what a collector would receive and what the log lines on stdout carry.
  */
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { DEMO_CLIENT, DEMO_USER, MISSING_SESSION_ID, startSimulator, type Simulator } from '../../simulator/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { builtGateway } from '../helpers/built-gateway.js';
 import { runGateway, type GatewayProcess } from '../helpers/process.js';
 import { simulatorEnv } from '../helpers/simulator-env.js';
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
     // The batch processor's delay (default 5 s), so spans arrive while the test waits.
     OTEL_BSP_SCHEDULE_DELAY: '50',
     LOG_LEVEL: 'debug',
-  });
+  }, await builtGateway());
   url = await gateway.ready;
 }, 60_000);
 

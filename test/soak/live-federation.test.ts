@@ -7,7 +7,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { subgraphSdl } from '../../src/gateway/schema/index.js';
 import { ROUTER_START_MS, runHiveGateway, type RouterProcess } from '../helpers/routers.js';
-import { LIVE_QUERY, Received, registered, sleep, sseClient, startLiveServer, type LivePayload, type LiveServer } from './live-server.js';
+import { LIVE_QUERY, Received, registered, sleep, sseClient, startLiveServer, type LivePayload, type LiveServer } from '../live/live-server.js';
 
 let server: LiveServer;
 let router: RouterProcess | undefined;
