@@ -5,11 +5,10 @@
 import { createServer, ServerResponse, type IncomingMessage, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
+import { createMemoryBudget, holdForRequest, type ByteHolding, type ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
-import { createMemoryBudget, holdForRequest } from '../lib/memory-budget.js';
 import { ClientFrames } from './compat/websocket-frames.js';
 
 export type ConnectionLimits = Config['connections'] & { readonly maxRequestBytes: number };

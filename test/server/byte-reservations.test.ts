@@ -133,12 +133,4 @@ describe('a holding resized, and bytes queued for a client', () => {
     holding.queued(30);
     expect(reservations.bytes).toBe(0);
   });
-
-  it('takes and gives back amounts without a holder, never below nothing', () => {
-    const reservations = new ByteReservations(100);
-    expect(reservations.tryTake(70)).toBe(true);
-    expect(reservations.tryTake(31)).toBe(false);
-    reservations.giveBack(200);
-    expect(reservations.bytes).toBe(0);
-  });
 });
