@@ -14,7 +14,7 @@ import type { Logger } from '../../lib/logger.js';
 import { WebSocketOperationLog } from '../../gateway/plugins/observability/logging.js';
 import type { OperationExchange, WebSocketServerContext } from '../../gateway/plugins/http/websocket-requests.js';
 import { schema } from '../../gateway/schema/index.js';
-import { ConnectionOperations, ExecutingOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
+import { ConnectionOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
 import { serveGraphqlWs, type SendQueue, type SocketExtra } from '../compat/graphql-ws-binding.js';
 import type { GatewayYoga } from '../../gateway/yoga.js';
 
@@ -97,7 +97,8 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const { yoga, log } = options;
   const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
   const open = new Set<ConnectionOperations>();
-  const executing = new ExecutingOperations(options.executionLimits ?? EXECUTION_LIMITS);
+  const executionLimits = options.executionLimits ?? EXECUTION_LIMITS;
+  const executing = { executing: 0 };
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
@@ -144,7 +145,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
         }
         // Its operations carry the handshake's request id: their log lines name the connection.
         if (state.requestId) headers.set('x-request-id', state.requestId);
-        const operations = new ConnectionOperations(executing);
+        const operations = new ConnectionOperations(executionLimits, executing);
         open.add(operations);
         connections.set(ctx, { headers, state, queue: ctx.extra.queue, operations });
         closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
