@@ -70,10 +70,6 @@ export class ByteHolding {
     this.#counted = 0;
   }
 
-  get bytes(): number {
-    return this.#held + this.#queued;
-  }
-
   #settle(nextHeld: number, nextQueued: number, force: boolean): boolean {
     if (this.#released) return false;
     const total = nextHeld + nextQueued;
