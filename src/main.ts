@@ -146,8 +146,7 @@ async function main() {
       }, config.shutdownGraceMs).unref();
     }, config.shutdownDelayMs);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => shutdown(signal));
 }
 
 main().catch((error: unknown) => {

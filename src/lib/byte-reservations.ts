@@ -2,6 +2,8 @@
  * Bytes held at once by many holders, up to a bound; one that would pass it is refused, never made to wait.
  * Holders of up to `smallBytes` count nothing: what bounds their number (connections) bounds what they hold.
  */
+import type { IncomingMessage } from 'node:http';
+
 export class ByteReservations {
   #reserved = 0;
 
@@ -12,16 +14,6 @@ export class ByteReservations {
 
   get bytes(): number {
     return this.#reserved;
-  }
-
-  tryTake(bytes: number): boolean {
-    if (this.#reserved + bytes > this.max) return false;
-    this.#reserved += bytes;
-    return true;
-  }
-
-  giveBack(bytes: number): void {
-    this.#reserved = Math.max(0, this.#reserved - bytes);
   }
 
   /** Reserves `bytes` (a length known in advance) until the returned release is called; undefined: over the bound. */
@@ -78,10 +70,6 @@ export class ByteHolding {
     this.#counted = 0;
   }
 
-  get bytes(): number {
-    return this.#held + this.#queued;
-  }
-
   #settle(nextHeld: number, nextQueued: number, force: boolean): boolean {
     if (this.#released) return false;
     const total = nextHeld + nextQueued;
@@ -93,3 +81,16 @@ export class ByteHolding {
     return true;
   }
 }
+
+/** Holdings this small are not counted: MAX_CONNECTIONS bounds how many there are. */
+export const SMALL_BODY_BYTES = 16 * 1024;
+
+/** The memory budget each request, WebSocket message and operation holds a share of. */
+export const createMemoryBudget = (maxBytes: number) => new ByteReservations(maxBytes, SMALL_BODY_BYTES);
+
+const requestHoldings = new WeakMap<IncomingMessage, ByteHolding>();
+
+/** The share of the memory budget an HTTP request holds until its answer has left (undefined: not served here). */
+export const requestHolding = (request: IncomingMessage): ByteHolding | undefined => requestHoldings.get(request);
+
+export const holdForRequest = (request: IncomingMessage, holding: ByteHolding): void => void requestHoldings.set(request, holding);

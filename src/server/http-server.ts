@@ -4,12 +4,12 @@
  */
 import { createServer, ServerResponse, type IncomingMessage, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
+import { createMemoryBudget, holdForRequest, type ByteHolding, type ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
-import { createMemoryBudget, holdForRequest } from '../lib/memory-budget.js';
 import { ClientFrames } from './compat/websocket-frames.js';
 
 export type ConnectionLimits = Config['connections'] & { readonly maxRequestBytes: number };
@@ -201,7 +201,7 @@ export function createGatewayServer(
     answerClientError(error, socket);
   });
 
-  const watchWebSocket = (socket: Socket, closeWebSocket: (code: number, reason: string) => void): void => {
+  const watchWebSocket = (webSocket: WebSocket, { socket }: IncomingMessage): void => {
     let release: (() => void) | undefined;
     let overdue: NodeJS.Timeout | undefined;
     let closing = false;
@@ -215,7 +215,7 @@ export function createGatewayServer(
       closing = true;
       messageOver();
       // The client's answer to the close frame is not handed to ws: the socket goes once the client could read it.
-      closeWebSocket(code, reason);
+      webSocket.close(code, reason);
       setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
     };
     const frames = new ClientFrames({

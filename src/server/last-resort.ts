@@ -5,10 +5,7 @@
 import type { Logger } from '../lib/logger.js';
 import { currentRequestId } from '../gateway/plugins/http/request-id.js';
 
-export interface ProcessEvents {
-  on(event: 'unhandledRejection', listener: (reason: unknown) => void): unknown;
-  on(event: 'uncaughtException', listener: (error: Error) => void): unknown;
-}
+export type ProcessEvents = Pick<NodeJS.Process, 'on'>;
 
 export function installLastResort(log: Logger, events: ProcessEvents, exit: (code: number) => void): void {
   events.on('unhandledRejection', (reason) => {

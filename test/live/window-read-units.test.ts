@@ -177,7 +177,7 @@ describe('readWindow within its memory bound', () => {
     // Another read holds all but the first page's room: the second page is kept in place of the first's
     // newest (r5 left out, r6 with it); then the other read lets go.
     const blocker = limit - first - other;
-    budget.tryTake(blocker);
+    const releaseBlocker = budget.reserve(blocker)!;
     const pages: AuditRowResult[][] = [
       [{ ok: true, record: r(6) }, { ok: true, record: r(5) }],
       [{ ok: true, record: r(4) }, { ok: true, record: r(3) }],
@@ -188,7 +188,7 @@ describe('readWindow within its memory bound', () => {
     const identity: IdentityApi = {
       auditReport: async (query) => {
         const page = query.startIndex / 2;
-        if (page === 2) budget.giveBack(blocker);
+        if (page === 2) releaseBlocker();
         return { rows: pages[page]! };
       },
     };

@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/lib/config.js';
 import { createGatewayServer, type ConnectionLimits } from '../../src/server/http-server.js';
-import { SMALL_BODY_BYTES } from '../../src/lib/memory-budget.js';
+import { SMALL_BODY_BYTES } from '../../src/lib/byte-reservations.js';
 import { createLiveAudit } from '../../src/audit/live/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMetrics } from '../../src/gateway/plugins/observability/metrics.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { createGatewayServer } from '../../src/server/http-server.js';
-import { createMemoryBudget } from '../../src/lib/memory-budget.js';
+import { createMemoryBudget } from '../../src/lib/byte-reservations.js';
 
 const limits = {
   maxConnections: 8,

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ByteReservations } from '../../src/lib/byte-reservations.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { createGatewayServer } from '../../src/server/http-server.js';
-import { createMemoryBudget } from '../../src/lib/memory-budget.js';
+import { createMemoryBudget } from '../../src/lib/byte-reservations.js';
 import { createLiveAudit, type LiveAudit } from '../../src/audit/live/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { SESSION_IDS } from '../../simulator/content-library-data.js';

@@ -3,7 +3,6 @@
  * is the POST the client would have sent, run through yoga.fetch with the connection's credentials and trace context.
  */
 import type { IncomingMessage, Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { GraphQLError, parse, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
@@ -14,7 +13,7 @@ import type { Logger } from '../../lib/logger.js';
 import { WebSocketOperationLog } from '../../gateway/plugins/observability/logging.js';
 import type { OperationExchange, WebSocketServerContext } from '../../gateway/plugins/http/websocket-requests.js';
 import { schema } from '../../gateway/schema/index.js';
-import { ConnectionOperations, ExecutingOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
+import { ConnectionOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
 import { serveGraphqlWs, type SendQueue, type SocketExtra } from '../compat/graphql-ws-binding.js';
 import type { GatewayYoga } from '../../gateway/yoga.js';
 
@@ -23,8 +22,8 @@ export interface WebSocketOptions {
   readonly liveAudit: LiveAudit;
   readonly log: Logger;
   readonly maxPayloadBytes: number;
-  /** Given each accepted connection's socket, and how to close it, before any of its messages is read. */
-  readonly watchSocket?: (socket: Socket, close: (code: number, reason: string) => void) => void;
+  /** Given each accepted connection before any of its messages is read. */
+  readonly watchSocket?: (socket: WebSocket, upgrade: IncomingMessage) => void;
   /** Past these a subscribe is refused RATE_LIMITED: graphql-ws runs every message at once, unseen by the connection cap. */
   readonly executionLimits?: ExecutionLimits;
   readonly sendQueueBytes?: number;
@@ -97,7 +96,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const { yoga, log } = options;
   const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
   const open = new Set<ConnectionOperations>();
-  const executing = new ExecutingOperations(options.executionLimits ?? EXECUTION_LIMITS);
+  const executing = { executing: 0 };
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
@@ -144,7 +143,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
         }
         // Its operations carry the handshake's request id: their log lines name the connection.
         if (state.requestId) headers.set('x-request-id', state.requestId);
-        const operations = new ConnectionOperations(executing);
+        const operations = new ConnectionOperations(options.executionLimits ?? EXECUTION_LIMITS, executing);
         open.add(operations);
         connections.set(ctx, { headers, state, queue: ctx.extra.queue, operations });
         closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
@@ -203,7 +202,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
       log,
       sendQueueBytes: options.sendQueueBytes,
       // Called as the handshake completes, in the same turn as the upgrade: no message is read before.
-      onSocket: options.watchSocket && ((socket, request) => options.watchSocket!(request.socket as Socket, (code, reason) => socket.close(code, reason))),
+      onSocket: options.watchSocket,
     },
   );
 

@@ -52,26 +52,25 @@ export interface ExecutionLimits {
   readonly total: number;
 }
 
-export class ExecutingOperations {
-  count = 0;
-  constructor(readonly limits: ExecutionLimits) {}
-}
-
 export class ConnectionOperations {
   readonly #byId = new Map<string, Operation>();
   /** graphql-ws's hooks name a subscribe message by its payload object. */
   readonly #byPayload = new WeakMap<object, Operation>();
   #executing = 0;
 
-  constructor(private readonly all: ExecutingOperations) {}
+  /** `all` counts the executing operations of every connection sharing it. */
+  constructor(
+    private readonly limits: ExecutionLimits,
+    private readonly all: { executing: number },
+  ) {}
 
   /** Why another operation may not start executing now, if it may not: it is refused, never made to wait. */
   get executionRefusal(): string | undefined {
-    const { perConnection, total } = this.all.limits;
+    const { perConnection, total } = this.limits;
     if (this.#executing >= perConnection) {
       return `A WebSocket connection runs at most ${perConnection} operations at once; send this one when another has finished.`;
     }
-    if (this.all.count >= total) return 'The gateway is running too many WebSocket operations at once; retry later.';
+    if (this.all.executing >= total) return 'The gateway is running too many WebSocket operations at once; retry later.';
     return undefined;
   }
 
@@ -79,10 +78,10 @@ export class ConnectionOperations {
   start(id: string, payload: object): Operation {
     this.#byId.get(id)?.end(true);
     this.#executing += 1;
-    this.all.count += 1;
+    this.all.executing += 1;
     const operation = new Operation(() => {
       this.#executing -= 1;
-      this.all.count -= 1;
+      this.all.executing -= 1;
     });
     this.#byId.set(id, operation);
     this.#byPayload.set(payload, operation);

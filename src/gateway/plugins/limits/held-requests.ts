@@ -6,8 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
-import type { ByteHolding, ByteReservations } from '../../../lib/byte-reservations.js';
-import { requestHolding } from '../../../lib/memory-budget.js';
+import { requestHolding, type ByteHolding, type ByteReservations } from '../../../lib/byte-reservations.js';
 import { LIVE_SOCKET } from '../../../audit/live/index.js';
 import { HeapEstimate } from '../../../audit/live/heap-estimate.js';
 import { parsedDocumentBytes } from './parse-cache.js';
