@@ -89,11 +89,6 @@ export class SharedStore {
     return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
   }
 
-  /** false when Redis does not answer. */
-  async exists(key: string): Promise<boolean> {
-    return (await this.#call((client) => client.exists(key))) === 1;
-  }
-
   /** A short lock (`SET NX PX`): held by one process at a time, gone after `ttlMs` at the latest. */
   async lock(key: string, ttlMs: number): Promise<LockAttempt> {
     const token = randomBytes(12).toString('base64url');
