@@ -20,10 +20,7 @@ export function basicAuthorization(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
 
-/**
- * One credential shared by every caller, and one request for a new one in flight at a time: callers
- * meanwhile share its outcome, a failure included; once it settles, the next caller starts a new one.
- */
+/** One credential shared by every caller, and one request for a new one in flight at a time, its outcome shared. */
 export abstract class SharedCredential<T extends object | string> implements CredentialSource {
   protected current: T | undefined;
   #renewal: Promise<T> | undefined;

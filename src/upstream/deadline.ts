@@ -78,14 +78,10 @@ export interface Deadline {
   remainingMs(): number;
   /** The call's own time ran out, its operation's did, or the caller left; undefined while not aborted. */
   abortCause(): 'timeout' | 'deadline' | 'cancelled' | undefined;
-  /** Releases the timer and the listener on the caller's signal. */
   dispose(): void;
 }
 
-/**
- * A call's deadline: the sooner of `timeoutMs` from now and its operation's. When the operation's
- * comes first, the call shares the operation's signal and timer: nothing is made for it.
- */
+/** A call's deadline: the sooner of `timeoutMs` from now and its operation's, whose signal it then shares. */
 export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, callerExpiresAt?: number): Deadline {
   const now = performance.now();
   const shared = callerSignal && callerExpiresAt !== undefined && callerExpiresAt - now <= timeoutMs;

@@ -1,7 +1,4 @@
-/**
- * When and how long to retry. Not undici's RetryHandler: it has no jitter, does not know the call's
- * deadline (a Retry-After past it fails now) and does not tell the log how many retries a call took.
- */
+/** Not undici's RetryHandler: it has no jitter, ignores the call's deadline and counts no retries for the log. */
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */

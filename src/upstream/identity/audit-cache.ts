@@ -1,9 +1,7 @@
 /**
- * Audit report pages of closed windows (`toMillis <= now - settleMs`: upstreams ingest late), kept
- * across requests by their heap estimate, least recently used first; a TTL bounds how long a page
- * corrected upstream is served stale. Concurrent misses share one upstream call (lru-cache's fetch)
- * that no caller's leaving ends. Errors and pages with unreadable rows are never kept. With REDIS_URL,
- * Redis is a second tier: one replica reads a missing page under a fill lock, the others wait for it.
+ * Audit pages of closed windows (`toMillis <= now - settleMs`: upstreams ingest late), bounded by heap
+ * estimate and TTL; concurrent misses share one upstream call. Errors and unreadable rows are never kept.
+ * With REDIS_URL, Redis is a second tier: one replica reads a missing page under a fill lock.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -93,7 +91,6 @@ export class AuditPageCache {
     });
   }
 
-  /** `bytes`: the kept pages' heap estimates (pageHeapBytes), never above maxBytes. */
   stats() {
     return {
       entries: this.#lru.size,
