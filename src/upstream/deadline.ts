@@ -15,7 +15,6 @@ export class OperationTimedOutError extends Error {
   override message = 'The operation timed out.';
 }
 
-/** Why an operation's signal aborted: its deadline passed, or its caller went away. */
 export function abortCauseOf(signal: AbortSignal): 'deadline' | 'cancelled' {
   return signal.reason instanceof OperationTimedOutError ? 'deadline' : 'cancelled';
 }

@@ -54,7 +54,6 @@ export interface UpstreamHttpOptions {
   readonly tracer?: UpstreamTracer | undefined;
 }
 
-/** An answer with the byte length of its body (for caches bounded in bytes). */
 type MeasuredAnswer<T> = { readonly value: T; readonly bodyBytes: number };
 
 interface Progress {
@@ -142,7 +141,7 @@ export class UpstreamHttp {
     }
   }
 
-  /** Credentials, send (with transient retries), one renewal on 401, then read the answer. */
+  /** One credential renewal on a 401. */
   async #exchange<T>(request: UpstreamRequest<T>, call: CallOptions, deadline: Deadline, progress: Progress) {
     const source = request.credentials;
     let lease = await source?.acquire(deadline, call.log);

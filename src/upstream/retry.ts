@@ -35,7 +35,6 @@ const connectionErrorCodes: ReadonlySet<string | undefined> = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-/** The system or undici error code, on the error or its cause. */
 export function errorCodeOf(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 3; depth++) {
     const code = (e as { code?: unknown }).code;

@@ -100,7 +100,6 @@ export class AuditPageCache {
     };
   }
 
-  /** The page for `query`: from memory when its window is closed and it was read before, else from `fetch`. */
   async read(owner: AuditPageOwner, query: AuditReportQuery, call: CallOptions, fetch: Fetch): Promise<AuditReportPage> {
     if (query.toMillis > this.#now() - this.#options.settleMs) {
       this.#lookup('bypass');
@@ -132,7 +131,6 @@ export class AuditPageCache {
     }
   }
 
-  /** The page from the shared tier, or read by this replica, or by another one while this waits. */
   async #readShared(shared: SharedStore, key: string, context: PageFetch): Promise<MeasuredAuditPage> {
     // A digest: the key names the upstream and the client id, and Redis Cluster slots by the `{…}` part.
     const pageKey = shared.key(`audit-page:{${createHash('sha256').update(key).digest('base64url')}}`);
