@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
-import type { CredentialLease, CredentialSource } from './credentials.js';
+import type { CredentialLease, SharedCredential } from './credentials.js';
 import { createDeadline, untilAborted, type Deadline } from './deadline.js';
 import { errorForAnswerBytes, errorForInvalidBody, errorForStatus, errorForTransport, summarizeIssues } from './error-mapping.js';
 import { errorTypeIn, forgetEchoedCredentials } from './error-type.js';
@@ -34,7 +34,7 @@ export interface UpstreamRequest<T> {
   readonly accepts?: (json: unknown) => json is T;
   /** What the shape cannot say (more rows than asked): a problem it names is UPSTREAM_INVALID_RESPONSE. */
   readonly check?: (answer: T) => string | undefined;
-  readonly credentials?: CredentialSource | undefined;
+  readonly credentials?: SharedCredential<object | string> | undefined;
   /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
   readonly credentialRoute?: boolean;
   readonly notFoundMessage?: string;
