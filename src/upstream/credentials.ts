@@ -1,4 +1,4 @@
-/** What the HTTP layer needs from a token or session manager, and what both managers share. */
+/** What the token and session managers share, and the lease the HTTP layer sends. */
 import type { Logger } from 'pino';
 import { UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { untilAborted, type Deadline } from './deadline.js';
@@ -11,20 +11,12 @@ export interface CredentialLease {
   invalidate(): void;
 }
 
-export interface CredentialSource {
-  /** A valid credential, shared with every concurrent caller; rejects as soon as the deadline's signal aborts. */
-  acquire(deadline: Deadline, log: Logger): Promise<CredentialLease>;
-}
-
 export function basicAuthorization(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
 
-/**
- * One credential shared by every caller, and one request for a new one in flight at a time: callers
- * meanwhile share its outcome, a failure included; once it settles, the next caller starts a new one.
- */
-export abstract class SharedCredential<T extends object | string> implements CredentialSource {
+/** One credential shared by every caller, and one request for a new one in flight at a time, its outcome shared. */
+export abstract class SharedCredential<T extends object | string> {
   protected current: T | undefined;
   #renewal: Promise<T> | undefined;
 
@@ -32,6 +24,7 @@ export abstract class SharedCredential<T extends object | string> implements Cre
   protected abstract obtain(log: Logger): Promise<T>;
   protected abstract headers(credential: T): Record<string, string>;
 
+  /** A valid credential, shared with every concurrent caller; rejects as soon as the deadline's signal aborts. */
   async acquire(deadline: Deadline, log: Logger): Promise<CredentialLease> {
     const credential = await this.valid(deadline, log);
     return {

@@ -15,7 +15,6 @@ export class OperationTimedOutError extends Error {
   override message = 'The operation timed out.';
 }
 
-/** Why an operation's signal aborted: its deadline passed, or its caller went away. */
 export function abortCauseOf(signal: AbortSignal): 'deadline' | 'cancelled' {
   return signal.reason instanceof OperationTimedOutError ? 'deadline' : 'cancelled';
 }
@@ -78,14 +77,10 @@ export interface Deadline {
   remainingMs(): number;
   /** The call's own time ran out, its operation's did, or the caller left; undefined while not aborted. */
   abortCause(): 'timeout' | 'deadline' | 'cancelled' | undefined;
-  /** Releases the timer and the listener on the caller's signal. */
   dispose(): void;
 }
 
-/**
- * A call's deadline: the sooner of `timeoutMs` from now and its operation's. When the operation's
- * comes first, the call shares the operation's signal and timer: nothing is made for it.
- */
+/** A call's deadline: the sooner of `timeoutMs` from now and its operation's, whose signal it then shares. */
 export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, callerExpiresAt?: number): Deadline {
   const now = performance.now();
   const shared = callerSignal && callerExpiresAt !== undefined && callerExpiresAt - now <= timeoutMs;

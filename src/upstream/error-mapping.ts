@@ -42,10 +42,7 @@ export function errorForTransport(service: UpstreamService, failure: 'timeout' |
   return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, { ...detail, failure });
 }
 
-/**
- * How a wait ends once its operation's signal aborted: timed out, or the caller gone. `waitedFor`
- * names what it waited for (a shared call, a turn); no call of its own logged it, so no `route`.
- */
+/** How a wait for shared work ends once its operation's signal aborted; `waitedFor` stands for a `route`. */
 export function errorForAbort(service: UpstreamService, signal: AbortSignal, waitedFor: string): UpstreamError | CallerGoneError {
   return abortCauseOf(signal) === 'deadline'
     ? errorForTransport(service, 'deadline', { waitedFor })

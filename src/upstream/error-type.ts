@@ -8,7 +8,6 @@ import type { UpstreamError } from '../lib/errors.js';
 /** An OAuth error code (`invalid_client`) or a vAPI type (`com.vmware.vapi.std.errors.not_found`). */
 const ERROR_TYPE = /^[A-Za-z][\w.-]{0,119}$/;
 
-/** The error type of a body's text when it looks like one; the rest of the body is dropped. */
 export function errorTypeIn(text: string): string | undefined {
   let json: { error?: unknown; type?: unknown } | null;
   try {
@@ -23,10 +22,7 @@ export function errorTypeIn(text: string): string | undefined {
 /** A type sharing this many characters in a row with a credential repeats part of it. */
 const ECHO_RUN = 8;
 
-/**
- * Drops the error's upstream error type when it repeats any part of a credential its call sent
- * (`Bearer <token>`, a session id, a refresh token): a whole piece, or ECHO_RUN characters of one.
- */
+/** Drops the error's upstream error type when it repeats a credential its call sent, or ECHO_RUN characters of one. */
 export function forgetEchoedCredentials(error: UpstreamError, sent: Iterable<string | undefined>): void {
   const detail = error.detail!;
   const type = detail['upstreamError'];

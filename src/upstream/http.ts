@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
-import type { CredentialLease, CredentialSource } from './credentials.js';
+import type { CredentialLease, SharedCredential } from './credentials.js';
 import { createDeadline, untilAborted, type Deadline } from './deadline.js';
 import { errorForAnswerBytes, errorForInvalidBody, errorForStatus, errorForTransport, summarizeIssues } from './error-mapping.js';
 import { errorTypeIn, forgetEchoedCredentials } from './error-type.js';
@@ -34,7 +34,7 @@ export interface UpstreamRequest<T> {
   readonly accepts?: (json: unknown) => json is T;
   /** What the shape cannot say (more rows than asked): a problem it names is UPSTREAM_INVALID_RESPONSE. */
   readonly check?: (answer: T) => string | undefined;
-  readonly credentials?: CredentialSource | undefined;
+  readonly credentials?: SharedCredential<object | string> | undefined;
   /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
   readonly credentialRoute?: boolean;
   readonly notFoundMessage?: string;
@@ -54,7 +54,6 @@ export interface UpstreamHttpOptions {
   readonly tracer?: UpstreamTracer | undefined;
 }
 
-/** An answer with the byte length of its body (for caches bounded in bytes). */
 type MeasuredAnswer<T> = { readonly value: T; readonly bodyBytes: number };
 
 interface Progress {
@@ -142,7 +141,7 @@ export class UpstreamHttp {
     }
   }
 
-  /** Credentials, send (with transient retries), one renewal on 401, then read the answer. */
+  /** One credential renewal on a 401. */
   async #exchange<T>(request: UpstreamRequest<T>, call: CallOptions, deadline: Deadline, progress: Progress) {
     const source = request.credentials;
     let lease = await source?.acquire(deadline, call.log);
@@ -170,7 +169,8 @@ export class UpstreamHttp {
     progress.lease = lease;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
-      let response: Dispatcher.ResponseData;
+      let response: Dispatcher.ResponseData | undefined;
+      let delay: number | undefined;
       try {
         // undici notices an abort only once a socket takes the request: a call waiting for a
         // pooled connection would outlive its deadline by as long as the connection stays busy.
@@ -187,20 +187,19 @@ export class UpstreamHttp {
         );
       } catch (error) {
         // An aborted call ends here too: its error is no connection error, or the sleep rejects at once.
-        const delay = backoffMs(attempt, policy);
+        delay = backoffMs(attempt, policy);
         if (!canRetry || !isRetryableConnectionError(errorCodeOf(error), retryMethod) || delay >= deadline.remainingMs()) {
           throw error;
         }
-        await sleep(delay, undefined, { signal: deadline.signal });
-        progress.retries++;
-        continue;
       }
-      progress.status = response.statusCode;
-      if (retryMethod !== 'GET' || !canRetry || !retryableStatuses.has(response.statusCode)) return response;
-      // Honour Retry-After; when it asks for more than the deadline leaves, fail now rather than sleep in vain.
-      const delay = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, policy);
-      if (delay >= deadline.remainingMs()) return response;
-      await response.body.dump();
+      if (response) {
+        progress.status = response.statusCode;
+        if (retryMethod !== 'GET' || !canRetry || !retryableStatuses.has(response.statusCode)) return response;
+        // Honour Retry-After; when it asks for more than the deadline leaves, fail now rather than sleep in vain.
+        delay = retryAfterMs(response.headers['retry-after']) ?? backoffMs(attempt, policy);
+        if (delay >= deadline.remainingMs()) return response;
+        await response.body.dump();
+      }
       await sleep(delay, undefined, { signal: deadline.signal });
       progress.retries++;
     }
@@ -296,10 +295,7 @@ export class UpstreamHttp {
   }
 }
 
-/**
- * JSON arrays and objects a body may hold: an empty one takes far more heap than its bytes, while
- * a full audit page holds few (its records are strings, parsed later under bounds of their own).
- */
+/** JSON arrays and objects a body may hold: an empty one takes far more heap than its bytes. */
 export const MAX_BODY_CONTAINERS = 400_000;
 
 /** `[` and `{` are counted by indexOf; only a body with more than `limit` is walked to leave out those in strings. */
@@ -329,9 +325,8 @@ function moreContainersThan(text: string, limit: number): boolean {
 export const DECODE_BATCH_BYTES = 64 * 1024;
 
 /**
- * The body as text, decoded batch by batch as it arrives, each piece added to `holding` (one that
- * does not fit ends the read with `refused()`). Decoded as `body.text()` does (UTF-8, a leading BOM
- * dropped); ASCII, what these services send, is taken as Latin-1 without a decoder.
+ * The body as text, decoded as `body.text()` does, each piece added to `holding` (`refused()` when one
+ * does not fit). ASCII, what these services send, is taken as Latin-1 without a decoder.
  */
 async function readText(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => Error) {
   let decoder: TextDecoder | undefined;

@@ -6,12 +6,11 @@ import { ContentLibraryClient } from './content-library/client.js';
 import { SessionManager } from './content-library/session.js';
 import type { UpstreamEvents, UpstreamTracer } from './events.js';
 import { UpstreamHttp } from './http.js';
-import { AuditPageCache, CachedIdentityApi } from './identity/audit-cache.js';
+import { AuditPageCache } from './identity/audit-cache.js';
 import { IdentityClient } from './identity/client.js';
 import { TokenManager } from './identity/token.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SharedStore } from './shared-store/store.js';
-import type { IdentityApi } from './types.js';
 
 export interface UpstreamOptions {
   readonly events?: UpstreamEvents;
@@ -56,16 +55,16 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}) {
 
   let tokens: TokenManager | undefined;
   let auditCache: AuditPageCache | undefined;
-  let identity: IdentityApi | undefined;
+  let identity: IdentityClient | undefined;
   if (config.identity) {
     const { baseUrl, clientId } = config.identity;
     const http = httpFor('identity', baseUrl);
     tokens = new TokenManager({ http, config: config.identity, events, now });
-    const client = new IdentityClient({ http, tokens });
     // Wall clock, not options.now: a token test's jumps in time must not close audit windows.
     const { auditCacheMaxBytes: maxBytes, auditCacheSettleMs: settleMs } = config;
     auditCache = maxBytes > 0 ? new AuditPageCache({ maxBytes, settleMs, events, shared: options.sharedStore }) : undefined;
-    identity = auditCache ? new CachedIdentityApi(client, auditCache, { baseUrl, clientId }) : client;
+    const cache = auditCache && { pages: auditCache, owner: { baseUrl, clientId } };
+    identity = new IdentityClient({ http, tokens, cache });
   }
 
   let sessions: SessionManager | undefined;

@@ -1,7 +1,4 @@
-/**
- * When and how long to retry. Not undici's RetryHandler: it has no jitter, does not know the call's
- * deadline (a Retry-After past it fails now) and does not tell the log how many retries a call took.
- */
+/** Not undici's RetryHandler: it has no jitter, ignores the call's deadline and counts no retries for the log. */
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -38,7 +35,6 @@ const connectionErrorCodes: ReadonlySet<string | undefined> = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-/** The system or undici error code, on the error or its cause. */
 export function errorCodeOf(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 3; depth++) {
     const code = (e as { code?: unknown }).code;

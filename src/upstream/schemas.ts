@@ -6,10 +6,7 @@ export const MAX_TOKEN_LENGTH = 16 * 1024;
 /** Session ids are opaque but short (a vAPI one is 32 hex digits). */
 export const MAX_SESSION_ID_LENGTH = 1024;
 
-/**
- * A credential an upstream hands out goes back out in a header on every later call: one no header can
- * carry would fail each call before anything is sent. Too long ends the check: no pattern run over megabytes.
- */
+/** A credential goes back out in a header: one no header can carry would fail every later call. */
 export function credentialValue(maxLength: number) {
   return z
     .string()
@@ -21,10 +18,7 @@ export function credentialValue(maxLength: number) {
 /** countValues' answer for a value nested deeper than its limit. */
 export const DEEPER = -1;
 
-/**
- * The JSON values in `value`, itself included; stops once past `room`, or with DEEPER where objects
- * and arrays nest more than `depth` levels (so the recursion goes at most `depth` calls deep).
- */
+/** The JSON values in `value`, itself included; stops once past `room`, or with DEEPER past `depth` levels. */
 export function countValues(value: unknown, depth: number, room = Infinity): number {
   if (typeof value !== 'object' || value === null) return 1;
   if (depth === 0) return DEEPER;

@@ -7,14 +7,14 @@ import { UpstreamError } from '../../src/lib/errors.js';
 import type { CacheLookupEvent } from '../../src/upstream/events.js';
 import {
   AuditPageCache,
-  CachedIdentityApi,
   type AuditPageCacheOptions,
   type AuditPageOwner,
+  type MeasuredAuditPage,
 } from '../../src/upstream/identity/audit-cache.js';
-import { IdentityClient, type MeasuredAuditPage } from '../../src/upstream/identity/client.js';
+import { IdentityClient } from '../../src/upstream/identity/client.js';
 import type { TokenManager } from '../../src/upstream/identity/token.js';
 import type { UpstreamHttp } from '../../src/upstream/http.js';
-import type { AuditReportQuery } from '../../src/upstream/types.js';
+import type { AuditReportQuery, CallOptions } from '../../src/upstream/types.js';
 import { findLeakedSecrets, HOUR, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 /** The cache as createUpstreams wires it (defaults: 64 MiB, settle 60 s). */
@@ -51,10 +51,17 @@ const closedWindow = (pageSize = 50, startIndex = 0) => windowEnded(5 * 60_000, 
 const upstreamCalls = (harness: UpstreamHarness) => harness.sim.control.counters().audit;
 const OWNER: AuditPageOwner = { baseUrl: 'https://tenant.example.com', clientId: 'gateway' };
 
+/** `client`'s audit report read through `cache` under `owner`, as an IdentityClient with a cache reads it. */
+function cachedApi(client: IdentityClient, cache: AuditPageCache, owner = OWNER) {
+  return {
+    auditReport: (query: AuditReportQuery, call: CallOptions) =>
+      cache.read(owner, query, call, (c) => client.measuredAuditReport(query, c)),
+  };
+}
+
 function cacheOver(harness: UpstreamHarness, options: Partial<AuditPageCacheOptions> = {}) {
   const cache = new AuditPageCache({ maxBytes: 16 * 1024 * 1024, settleMs: 60_000, ...options });
-  const client = harness.upstreams.identity as IdentityClient;
-  return { cache, api: new CachedIdentityApi(client, cache, OWNER) };
+  return { cache, api: cachedApi(harness.upstreams.identity!, cache) };
 }
 
 describe('audit page cache, as createUpstreams wires it', { timeout: 15_000 }, () => {
@@ -105,7 +112,7 @@ describe('audit page cache, as createUpstreams wires it', { timeout: 15_000 }, (
 
 describe('AuditPageCache', { timeout: 15_000 }, () => {
   it('stays within its bound, evicting the least recently used pages first', async () => {
-    const probe = await (plain.upstreams.identity as IdentityClient).measuredAuditReport(closedWindow(500), plain.call);
+    const probe = await plain.upstreams.identity!.measuredAuditReport(closedWindow(500), plain.call);
     // Room for two 500-row pages, not three.
     const maxBytes = Math.floor(probe.heapBytes * 2.5);
     const { cache, api } = cacheOver(plain, { maxBytes });
@@ -144,9 +151,9 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
 
     const charged = async (body: string, maxBytes: number) => {
       const http = { measuredRequest: async () => ({ value: JSON.parse(body), bodyBytes }) } as unknown as UpstreamHttp;
-      const client = new IdentityClient({ http, tokens: {} as TokenManager });
       const cache = new AuditPageCache({ maxBytes, settleMs: 60_000 });
-      const { rows } = await new CachedIdentityApi(client, cache, OWNER).auditReport(closedWindow(100), plain.call);
+      const client = new IdentityClient({ http, tokens: {} as TokenManager, cache: { pages: cache, owner: OWNER } });
+      const { rows } = await client.auditReport(closedWindow(100), plain.call);
       expect(rows.every((row) => row.ok)).toBe(true);
       return cache.stats();
     };
@@ -245,7 +252,7 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
 
   it('keeps one entry per filter, window, page and credentials', async () => {
     const { cache } = cacheOver(plain);
-    const client = plain.upstreams.identity as IdentityClient;
+    const client = plain.upstreams.identity!;
     const base = closedWindow(10);
     const variants: [AuditPageOwner, AuditReportQuery][] = [
       [OWNER, base],
@@ -260,7 +267,7 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
       [{ ...OWNER, baseUrl: 'https://other-tenant.example.com' }, base],
     ];
     const readAll = () =>
-      Promise.all(variants.map(([owner, query]) => new CachedIdentityApi(client, cache, owner).auditReport(query, plain.call)));
+      Promise.all(variants.map(([owner, query]) => cachedApi(client, cache, owner).auditReport(query, plain.call)));
 
     const first = await readAll();
     expect(upstreamCalls(plain)).toBe(variants.length);

@@ -1,20 +1,18 @@
 /**
- * Audit report pages of closed windows (`toMillis <= now - settleMs`: upstreams ingest late), kept
- * across requests by their heap estimate, least recently used first; a TTL bounds how long a page
- * corrected upstream is served stale. Concurrent misses share one upstream call (lru-cache's fetch)
- * that no caller's leaving ends. Errors and pages with unreadable rows are never kept. With REDIS_URL,
- * Redis is a second tier: one replica reads a missing page under a fill lock, the others wait for it.
+ * Audit pages of closed windows (`toMillis <= now - settleMs`: upstreams ingest late), bounded by heap
+ * estimate and TTL; concurrent misses share one upstream call. Errors and unreadable rows are never kept.
+ * With REDIS_URL, Redis is a second tier: one replica reads a missing page under a fill lock.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { UpstreamError } from '../../lib/errors.js';
 import { untilAborted } from '../deadline.js';
 import { errorForAbort } from '../error-mapping.js';
 import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';
-import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
+import type { AuditReportPage, AuditReportQuery, CallOptions } from '../types.js';
 import type { SharedStore } from '../shared-store/store.js';
 import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
-import type { MeasuredAuditPage } from './client.js';
 
 const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
 
@@ -36,6 +34,13 @@ export interface AuditPageCacheOptions {
 export interface AuditPageOwner {
   readonly baseUrl: string;
   readonly clientId: string;
+}
+
+/** A page, the byte length of the upstream body it was read from, and the heap it may take (pageHeapBytes). */
+export interface MeasuredAuditPage {
+  readonly page: AuditReportPage;
+  readonly bodyBytes: number;
+  readonly heapBytes: number;
 }
 
 type Fetch = (call: CallOptions) => Promise<MeasuredAuditPage>;
@@ -86,7 +91,6 @@ export class AuditPageCache {
     });
   }
 
-  /** `bytes`: the kept pages' heap estimates (pageHeapBytes), never above maxBytes. */
   stats() {
     return {
       entries: this.#lru.size,
@@ -96,7 +100,6 @@ export class AuditPageCache {
     };
   }
 
-  /** The page for `query`: from memory when its window is closed and it was read before, else from `fetch`. */
   async read(owner: AuditPageOwner, query: AuditReportQuery, call: CallOptions, fetch: Fetch): Promise<AuditReportPage> {
     if (query.toMillis > this.#now() - this.#options.settleMs) {
       this.#lookup('bypass');
@@ -128,18 +131,16 @@ export class AuditPageCache {
     }
   }
 
-  /** The page from the shared tier, or read by this replica, or by another one while this waits. */
   async #readShared(shared: SharedStore, key: string, context: PageFetch): Promise<MeasuredAuditPage> {
     // A digest: the key names the upstream and the client id, and Redis Cluster slots by the `{…}` part.
     const pageKey = shared.key(`audit-page:{${createHash('sha256').update(key).digest('base64url')}}`);
     const lockKey = `${pageKey}:fill`;
     const waitMs = 4 * shared.timeoutMs;
     const until = performance.now() + waitMs;
-    for (;;) {
+    for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(LAST_POLL_MS, pollMs * 2)) {
       const stored = await sharedPage(shared, pageKey, context);
       if (stored) return stored;
       const lock = await shared.lock(lockKey, waitMs);
-      if (lock.outcome === 'unavailable') return readUpstream(context);
       if (lock.outcome === 'acquired') {
         try {
           const measured = await readUpstream(context);
@@ -149,36 +150,15 @@ export class AuditPageCache {
           await shared.unlock(lockKey, lock.token);
         }
       }
-      // Another replica is reading it: wait for its page, or for its lock to go (a page not kept).
-      let pollMs = FIRST_POLL_MS;
-      let held = true;
-      while (held && performance.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
-        pollMs = Math.min(LAST_POLL_MS, pollMs * 2);
-        const filled = await sharedPage(shared, pageKey, context);
-        if (filled) return filled;
-        held = await shared.exists(lockKey);
-      }
-      if (held) return readUpstream(context);
+      if (lock.outcome === 'unavailable' || performance.now() >= until) return readUpstream(context);
+      // Another replica is reading it: look for its page again, or take the lock once it goes (a page not kept).
+      await sleep(pollMs);
     }
   }
 
   #lookup(outcome: CacheLookupEvent['outcome']): void {
     this.#counts[COUNTED[outcome]]++;
     emit(this.#options.events?.onCacheLookup, { cache: CACHE_LABEL, outcome });
-  }
-}
-
-/** The identity API with its audit report served through an AuditPageCache. */
-export class CachedIdentityApi implements IdentityApi {
-  constructor(
-    readonly source: { measuredAuditReport(query: AuditReportQuery, call: CallOptions): Promise<MeasuredAuditPage> },
-    readonly cache: AuditPageCache,
-    readonly owner: AuditPageOwner,
-  ) {}
-
-  auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
-    return this.cache.read(this.owner, query, call, (c) => this.source.measuredAuditReport(query, c));
   }
 }
 

@@ -1,7 +1,6 @@
 /**
- * Reads the record carried as a JSON string in the last column of each audit row: a row that cannot
- * be read becomes `{ok: false}` in place, so offsets stay right. Hot path: one JSON.parse and one
- * in-place check per row, zod only for a row the check does not accept.
+ * Reads the record in the last column of each audit row; an unreadable row becomes `{ok: false}` in place.
+ * Hot path: one JSON.parse and one in-place check per row, zod only for a row the check does not accept.
  */
 import { summarizeIssues } from '../error-mapping.js';
 import { countValues, DEEPER } from '../schemas.js';
@@ -74,10 +73,7 @@ export function readAuditRows(data: readonly unknown[]) {
   return { rows, failed, values };
 }
 
-/**
- * Heap a page takes at most (docs/hard-limits.md): its strings a little over twice the body's bytes
- * (two bytes a character once one is past Latin-1), plus each JSON value, and one more per row for its result.
- */
+/** Heap a page takes at most (docs/hard-limits.md): strings at two bytes a character, plus each JSON value and row. */
 const HEAP_BYTES_PER_BODY_BYTE = 2.25;
 const HEAP_BYTES_PER_VALUE = 96;
 

@@ -1,28 +1,30 @@
 /** The identity service's operations the gateway uses, each with the shared bearer token. */
 import type { UpstreamHttp } from '../http.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions, IdentityApi } from '../types.js';
+import type { AuditPageCache, AuditPageOwner, MeasuredAuditPage } from './audit-cache.js';
 import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 import { isAuditReportEnvelope } from './fast-checks.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
 
 
-/** A page, the byte length of the upstream body it was read from, and the heap it may take (the audit cache weighs that). */
-export interface MeasuredAuditPage {
-  readonly page: AuditReportPage;
-  readonly bodyBytes: number;
-  /** See pageHeapBytes: parsed JSON can take many times the bytes it came in. */
-  readonly heapBytes: number;
+interface IdentityClientOptions {
+  readonly http: UpstreamHttp;
+  readonly tokens: TokenManager;
+  /** Serves closed windows' pages (AUDIT_CACHE_MAX_BYTES > 0), kept apart by `owner`. */
+  readonly cache?: { readonly pages: AuditPageCache; readonly owner: AuditPageOwner } | undefined;
 }
 
 export class IdentityClient implements IdentityApi {
-  readonly #options: { readonly http: UpstreamHttp; readonly tokens: TokenManager };
+  readonly #options: IdentityClientOptions;
 
-  constructor(options: { readonly http: UpstreamHttp; readonly tokens: TokenManager }) {
+  constructor(options: IdentityClientOptions) {
     this.#options = options;
   }
 
   async auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
+    const { cache } = this.#options;
+    if (cache) return cache.pages.read(cache.owner, query, call, (c) => this.measuredAuditReport(query, c));
     return (await this.measuredAuditReport(query, call)).page;
   }
 

@@ -1,7 +1,6 @@
 /**
- * The identity service's OAuth access token. Renewed in the background once less than max(10 % of
- * its lifetime, 60 s) is left (at most half the lifetime), the valid token used meanwhile. The refresh
- * grant goes first when a refresh token is held; a refused one is dropped for client_credentials.
+ * The identity service's OAuth access token, renewed in the background once less than max(10 %, 60 s) of
+ * its lifetime is left. The refresh grant goes first; a refused one is dropped for client_credentials.
  */
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -17,7 +16,6 @@ export interface TokenManagerOptions {
   readonly http: UpstreamHttp;
   readonly config: IdentityConfig;
   readonly events?: UpstreamEvents | undefined;
-  /** Clock in ms since epoch. */
   readonly now?: (() => number) | undefined;
 }
 
@@ -47,7 +45,6 @@ export class TokenManager extends SharedCredential<AccessToken> {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Token endpoint requests made (successful or not), by grant, and failed. */
   stats() {
     return { ...this.#stats, byGrant: { ...this.#stats.byGrant } };
   }

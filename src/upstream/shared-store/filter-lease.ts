@@ -1,7 +1,6 @@
 /**
- * The lease that picks the one replica polling a live filter, and the stream it appends to. One Lua
- * script checks the lease and appends, so a former holder waking after a pause is fenced. Both keys
- * carry the filter's hash tag `{…}`, so the scripts also run on a Redis Cluster.
+ * The lease that picks the one replica polling a live filter, and its stream. One Lua script checks the lease
+ * and appends, so a former holder waking after a pause is fenced; the keys share a hash tag for Redis Cluster.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SharedStore } from './store.js';

@@ -1,7 +1,6 @@
 /**
- * The state replicas share, in Redis (REDIS_URL): an accelerator, never a dependency. A call that fails
- * or passes REDIS_TIMEOUT_MS is a miss, never an error; an outage is logged as it starts and as it ends.
- * Values are sealed with a checksum over key, kind and payload: anything else reads as a miss.
+ * The state replicas share in Redis (REDIS_URL): an accelerator, never a dependency. A failed or late call
+ * is a miss; an outage is logged as it starts and ends. Values are sealed with a checksum over key and kind.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -13,7 +12,6 @@ const ENVELOPE_VERSION = 'gw1';
 const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 /** Stream entries one blocking read brings at most: a reader far behind catches up in slices. */
 const READ_COUNT = 1000;
-/** Reconnection backoff: quick at first, then at most every two seconds. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
 /** While disconnected a call fails at once (a miss) instead of queueing behind the reconnection. */
@@ -84,14 +82,8 @@ export class SharedStore {
     return this.open(key, kind, await this.#call((client) => client.get(key)));
   }
 
-  /** false when Redis did not take it. */
   async set(key: string, kind: string, payload: string, ttlMs: number): Promise<boolean> {
     return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
-  }
-
-  /** false when Redis does not answer. */
-  async exists(key: string): Promise<boolean> {
-    return (await this.#call((client) => client.exists(key))) === 1;
   }
 
   /** A short lock (`SET NX PX`): held by one process at a time, gone after `ttlMs` at the latest. */
