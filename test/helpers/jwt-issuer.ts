@@ -1,12 +1,13 @@
 /** A JWKS endpoint on loopback, and JWTs signed with its key (RS256). */
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { rsaKeyPair } from './rsa-keys.js';
 
 const publicJwk = (key: KeyObject, kid: string) => ({ ...(key.export({ format: 'jwk' }) as object), kid, alg: 'RS256', use: 'sig' });
 
 export class TestIssuer {
-  private readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  private readonly keys = rsaKeyPair('issuer');
   /** Keys published beside the first one, as a key rotation does. */
   private readonly published: object[] = [];
   private server!: Server;
@@ -25,7 +26,7 @@ export class TestIssuer {
   }
   /** Publishes a new key under `kid` from the next fetch on; tokens signed with the key it returns name it in their header. */
   publishKey(kid: string): KeyObject {
-    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pair = rsaKeyPair(`published ${kid}`);
     this.published.push(publicJwk(pair.publicKey, kid));
     return pair.privateKey;
   }

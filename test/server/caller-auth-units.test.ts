@@ -15,18 +15,19 @@ import type { RequestState } from '../../src/gateway/context.js';
 import type { Logger } from '../../src/lib/logger.js';
 import { bearerToken, callerOf, JWKS_CACHE, useCallerAuth, type CallerAuthOptions } from '../../src/gateway/plugins/auth/caller-auth.js';
 import { useRequestId } from '../../src/gateway/plugins/http/request-id.js';
+import { rsaKeyPair } from '../helpers/rsa-keys.js';
 
 const schema = createSchema({
   typeDefs: 'type Query { caller: String }',
   resolvers: { Query: { caller: (_s: unknown, _a: unknown, context: RequestState) => JSON.stringify(callerOf(context)) } },
 });
 
-const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const rsa = rsaKeyPair('issuer');
 const ec256 = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const ec384 = generateKeyPairSync('ec', { namedCurve: 'P-384' });
-const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const stranger = rsaKeyPair('stranger');
 /** A second RSA key, as during a rotation: a token without kid does not say which of the two it means. */
-const stillPublished = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const stillPublished = rsaKeyPair('still published');
 const jwk = (key: KeyObject, kid: string) => ({ ...(key.export({ format: 'jwk' }) as object), kid, use: 'sig' });
 
 let jwksFetches = 0;

@@ -1,9 +1,10 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JWKS_CACHE } from '../../src/gateway/plugins/auth/caller-auth.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { TestIssuer } from '../helpers/jwt-issuer.js';
 import { listen } from '../helpers/listen.js';
+import { rsaKeyPair } from '../helpers/rsa-keys.js';
 import { parse, RawClient } from '../helpers/raw-http.js';
 
 const QUERY = '{ auditEvents(first: 1) { edges { cursor } } }';
@@ -135,7 +136,7 @@ describe('JWT callers (JWKS)', () => {
   });
 
   it('rejects a token signed by another key', async () => {
-    const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const stranger = rsaKeyPair('stranger').privateKey;
     const response = await gateway.fetch('/graphql', {
       method: 'POST',
       headers: {

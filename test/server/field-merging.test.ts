@@ -200,11 +200,11 @@ describe('@stream where fields merge', () => {
         if (before.length > 0 && before.every((m) => m.includes('stream'))) onlyStreams++;
         expect(merged(validated(query)).length > 0).toBe(before.length > 0);
       }),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
     // About half are refused, most of those for their streams alone.
-    expect(refusedBefore).toBeGreaterThan(50);
-    expect(refusedBefore).toBeLessThan(150);
-    expect(onlyStreams).toBeGreaterThan(25);
+    expect(refusedBefore).toBeGreaterThan(25);
+    expect(refusedBefore).toBeLessThan(75);
+    expect(onlyStreams).toBeGreaterThan(12);
   }, 60_000);
 });

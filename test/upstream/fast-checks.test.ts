@@ -58,6 +58,8 @@ const record = fc.record(
   { requiredKeys: ['baseType', 'uuid', 'objectType'] },
 );
 
+const ordinary = { baseType: 'Audit', uuid: 'u-1', timestamp: 1700000000000, objectType: 'LOGIN' };
+
 /** As the gateway reads them: fresh from JSON.parse. */
 const parsed = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
@@ -76,10 +78,11 @@ describe('the audit record check', () => {
         const expected = model.data as Record<string, unknown>;
         for (const name of MODEL_FIELDS) expect((fast as Record<string, unknown>)[name], name).toEqual(expected[name]);
       }),
-      { numRuns: 1500 },
+      // Empty identifiers, which random records rarely combine with an otherwise valid record.
+      { numRuns: 400, examples: [[{ ...ordinary, uuid: '' }], [{ ...ordinary, objectType: '' }]] },
     );
     // The generated values reach the accepting side often enough to mean something.
-    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeGreaterThan(30);
   });
 
   it('takes the ordinary record without zod, aliases read under one name', () => {
@@ -122,9 +125,9 @@ describe('the audit report envelope check', () => {
           expect((json as { header: unknown }).header).toEqual(model.data.header);
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: 800 },
     );
-    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeGreaterThan(50);
   });
 
   it('refuses a body that is not an envelope', () => {
