@@ -87,4 +87,6 @@ export function contextOver(identity: IdentityApi): () => GatewayContext {
 export const fakeInfo = {
   path: { prev: undefined, key: 'auditEvents', typename: 'Query' },
   fieldNodes: [],
+  // A schema without @stream: no edges are streamed.
+  schema: { getDirective: () => undefined },
 } as unknown as GraphQLResolveInfo;

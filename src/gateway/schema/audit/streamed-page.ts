@@ -63,9 +63,7 @@ export function streamedConnection(
     try {
       for (const chunk of chunks) {
         const rows = await chunk.rows;
-        const unreadable: UnreadableRow[] = [];
-        const batch = edgesOf(rows.slice(0, chunk.size), chunk.from, cursorAt, unreadable);
-        if (unreadable.length > 0) reportUnreadable(unreadable);
+        const batch = edgesOf(rows.slice(0, chunk.size), chunk.from, cursorAt, reportUnreadable);
         count += Math.min(rows.length, chunk.size);
         yield* batch;
         if (rows.length < chunk.size) {
