@@ -1,7 +1,4 @@
-/**
- * Per-request dataloaders: the same upstream call within one GraphQL request happens once. Each call goes
- * through the request's budget (in flight, in all); one whose turn comes after the deadline is not made.
- */
+/** Per-request dataloaders: an upstream call happens once per request, within its budget and deadline. */
 import DataLoader from 'dataloader';
 import pLimit from 'p-limit';
 import { BadUserInputError, UpstreamError, type UpstreamService } from '../lib/errors.js';
@@ -58,7 +55,9 @@ export function createLoaders(upstreams: Upstreams, call: CallOptions) {
   return {
     get auditReport() {
       return (auditReport ??= new DataLoader(
-        batchOf('identity', 'audit-report', upstreams.identity, (identity, q: AuditReportQuery) => identity.auditReport(q, call)),
+        batchOf('identity', 'audit-report', upstreams.identity, (identity, q: AuditReportQuery) =>
+          identity.auditReport(q, call),
+        ),
         { cacheKeyFn: auditQueryKey },
       ));
     },
