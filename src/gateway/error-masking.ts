@@ -1,7 +1,4 @@
-/**
- * What a client sees of an error, over HTTP and WebSocket alike: a GatewayError keeps its code and safe message,
- * a caller's mistake gets the code it deserves, anything unexpected is masked by Yoga's own masking.
- */
+/** What a client sees of an error: a GatewayError keeps its code and message, anything unexpected is masked. */
 import { GraphQLError } from 'graphql';
 import { maskError as maskUnexpectedError, type MaskError } from 'graphql-yoga';
 import { CallerGoneError, GatewayError } from '../lib/errors.js';

@@ -1,7 +1,4 @@
-/**
- * Per-request dataloaders: the same upstream call within one GraphQL request happens once. Each call goes
- * through the request's budget (in flight, in all); one whose turn comes after the deadline is not made.
- */
+/** Per-request dataloaders: an upstream call happens once per request, within its budget and deadline. */
 import DataLoader from 'dataloader';
 import pLimit from 'p-limit';
 import { BadUserInputError, UpstreamError, type UpstreamService } from '../lib/errors.js';
@@ -31,47 +28,45 @@ const overBudget = () =>
 const auditQueryKey = (q: AuditReportQuery) =>
   JSON.stringify([q.fromMillis, q.toMillis, q.objectType, q.action, q.pageSize, q.startIndex]);
 
-/** Settles every key on its own, so one failing call never fails the others of the batch. */
-const settle = <T>(promises: Promise<T>[]) =>
-  Promise.allSettled(promises).then((results) =>
-    results.map((r) => (r.status === 'fulfilled' ? r.value : toError(r.reason))),
-  );
 const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
 export function createLoaders(upstreams: Upstreams, call: CallOptions) {
   const limit = pLimit(REQUEST_CONCURRENCY);
   let started = 0;
-  /** Runs one upstream call within this request's budget; never throws synchronously. */
-  const budgeted = <T>(service: UpstreamService, route: string, run: () => Promise<T>): Promise<T> => {
-    if (started >= MAX_UPSTREAM_CALLS_PER_REQUEST) return Promise.reject(overBudget());
-    started++;
-    return limit(() => {
-      const signal = call.signal;
-      return signal?.aborted ? Promise.reject(errorForAbort(service, signal, route)) : run();
-    });
-  };
+  /** One call per key within this request's budget, each settled on its own: one failure never fails the batch. */
+  const batchOf =
+    <K, V, S>(service: UpstreamService, route: string, client: S | undefined, run: (client: S, key: K) => Promise<V>) =>
+    async (keys: readonly K[]) => {
+      if (!client) return keys.map(() => notConfigured(service));
+      const calls = keys.map((key) => {
+        if (started >= MAX_UPSTREAM_CALLS_PER_REQUEST) return Promise.reject(overBudget());
+        started++;
+        return limit(() => {
+          const signal = call.signal;
+          return signal?.aborted ? Promise.reject(errorForAbort(service, signal, route)) : run(client, key);
+        });
+      });
+      const results = await Promise.allSettled(calls);
+      return results.map((r) => (r.status === 'fulfilled' ? r.value : toError(r.reason)));
+    };
   // Each made on first use: most requests need one of them, some neither.
   let auditReport: DataLoader<AuditReportQuery, AuditReportPage, string> | undefined;
   let updateSessionFiles: DataLoader<string, readonly UpdateSessionFileRow[]> | undefined;
   return {
     get auditReport() {
       return (auditReport ??= new DataLoader(
-        async (queries) => {
-          const identity = upstreams.identity;
-          if (!identity) return queries.map(() => notConfigured('identity'));
-          return settle(queries.map((q) => budgeted('identity', 'audit-report', () => identity.auditReport(q, call))));
-        },
+        batchOf('identity', 'audit-report', upstreams.identity, (identity, q: AuditReportQuery) =>
+          identity.auditReport(q, call),
+        ),
         { cacheKeyFn: auditQueryKey },
       ));
     },
     get updateSessionFiles() {
-      return (updateSessionFiles ??= new DataLoader(async (ids) => {
-        const contentLibrary = upstreams.contentLibrary;
-        if (!contentLibrary) return ids.map(() => notConfigured('content-library'));
-        return settle(
-          ids.map((id) => budgeted('content-library', 'update-session-files', () => contentLibrary.listUpdateSessionFiles(id, call))),
-        );
-      }));
+      return (updateSessionFiles ??= new DataLoader(
+        batchOf('content-library', 'update-session-files', upstreams.contentLibrary, (library, id: string) =>
+          library.listUpdateSessionFiles(id, call),
+        ),
+      ));
     },
     upstreamCalls: () => started,
   };

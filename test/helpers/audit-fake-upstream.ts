@@ -87,5 +87,6 @@ export function contextOver(identity: IdentityApi): () => GatewayContext {
 export const fakeInfo = {
   path: { prev: undefined, key: 'auditEvents', typename: 'Query' },
   fieldNodes: [],
+  // A schema without @stream: no edges are streamed.
   schema: new GraphQLSchema({}),
 } as unknown as GraphQLResolveInfo;

@@ -78,11 +78,8 @@ export async function resolveAuditConnection(
     return { ...page, window, totalCount: () => countWindow(reader, page.windowSize) };
   }
   const page = await readPage(plan, reader);
-  const unreadable: UnreadableRow[] = [];
-  const edges = edgesOf(page.rows, page.start, cursorAt, unreadable);
-  if (unreadable.length > 0) report(unreadable);
   return {
-    edges,
+    edges: edgesOf(page.rows, page.start, cursorAt, report),
     pageInfo: pageInfoOf(page.start, page.count, page.hasNextPage, cursorAt),
     window,
     totalCount: () => countWindow(reader, page.windowSize),

@@ -1,7 +1,4 @@
-/**
- * `updateSessionFiles`, `updateSession` and the `UpdateSession` entity, all through one loader: a session asked
- * for many times in one request (aliases, representations) is one upstream call.
- */
+/** `updateSessionFiles`, `updateSession` and the `UpdateSession` entity through one loader: one call per session. */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import type { FileInfo } from '../../upstream/content-library/schemas.js';

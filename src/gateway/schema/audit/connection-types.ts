@@ -19,18 +19,20 @@ export class AuditEdge {
   }
 }
 
-/** Edges of rows read from position `from`; an unreadable row is left out and added to `unreadable`. */
+/** Edges of rows read from position `from`; unreadable rows are left out and handed to `report`. */
 export function edgesOf(
   rows: readonly AuditRowResult[],
   from: number,
   cursorAt: (position: number) => string,
-  unreadable: UnreadableRow[],
+  report: (rows: readonly UnreadableRow[]) => void,
 ): AuditEdge[] {
   const edges: AuditEdge[] = [];
+  const unreadable: UnreadableRow[] = [];
   rows.forEach((row, i) => {
     if (row.ok) edges.push(new AuditEdge(row.record, from + i, cursorAt));
     else unreadable.push({ position: from + i, reason: row.reason });
   });
+  if (unreadable.length > 0) report(unreadable);
   return edges;
 }
 

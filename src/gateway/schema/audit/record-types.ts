@@ -1,7 +1,4 @@
-/**
- * The typed audit records: interface AuditRecord, one object type per known upstream objectType and
- * the AuditEvent union over them. Every type's parent is the zod-parsed record itself: no per-row objects.
- */
+/** AuditRecord, one type per known objectType, and their union; every parent is the parsed record itself. */
 import type { FieldMap } from '@pothos/core';
 import type { AuditRecord } from '../../../upstream/identity/schemas.js';
 import { builder, type InterfaceFields, type ObjectFields } from '../builder.js';

@@ -1,8 +1,4 @@
-/**
- * A forward page whose `edges` the client asked to @stream, read in chunks that start together; the
- * small first chunk answers first, and each chunk's edges leave once it and those before it are in.
- * pageInfo and totalCount settle with the last chunk (clients put them in a @defer fragment).
- */
+/** A forward page whose `edges` are @streamed in chunks; pageInfo and totalCount settle with the last chunk. */
 import { getDirectiveValues, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields.js';
 import type { PageInfoShape } from '@pothos/plugin-relay';
@@ -63,9 +59,7 @@ export function streamedConnection(
     try {
       for (const chunk of chunks) {
         const rows = await chunk.rows;
-        const unreadable: UnreadableRow[] = [];
-        const batch = edgesOf(rows.slice(0, chunk.size), chunk.from, cursorAt, unreadable);
-        if (unreadable.length > 0) reportUnreadable(unreadable);
+        const batch = edgesOf(rows.slice(0, chunk.size), chunk.from, cursorAt, reportUnreadable);
         count += Math.min(rows.length, chunk.size);
         yield* batch;
         if (rows.length < chunk.size) {

@@ -1,8 +1,4 @@
-/**
- * @apollo/subgraph 2.14's `_entities` throws on the first unknown `__typename`, failing the whole list and leaving
- * started loads unawaited. Here each is checked first: a bad one is BAD_USER_INPUT at its own index, the others
- * resolve. The guard also bounds the representations of a request, over all its `_entities` fields (aliases).
- */
+/** `_entities` one by one: an unknown `__typename` fails its own index, not the list; representations are bounded. */
 import { isUnionType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { BadUserInputError } from '../../../lib/errors.js';
 

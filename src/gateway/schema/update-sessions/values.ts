@@ -1,7 +1,4 @@
-/**
- * The content library's loosely typed values as the contract's strict ones: a value that cannot be
- * represented throws UPSTREAM_INVALID_RESPONSE, which GraphQL reports on that one (nullable) field.
- */
+/** The content library's loose values as the contract's strict ones; an unrepresentable one throws on its field. */
 import { BadUserInputError, UpstreamError } from '../../../lib/errors.js';
 
 export const TRANSFER_STATUSES = ['WAITING_FOR_TRANSFER', 'TRANSFERRING', 'READY', 'VALIDATING', 'ERROR'] as const;
