@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { BadUserInputError, UpstreamError } from '../../src/lib/errors.js';
 import {
   checksumAlgorithm,
-  invalidUpstreamValue,
   MAX_SESSION_ID_LENGTH,
   requireSessionId,
   transferStatus,
@@ -53,8 +52,8 @@ describe('values the contract cannot represent', () => {
 
   it('logs at most 200 characters of a text value, and a number as it is', () => {
     const long = `${'a'.repeat(199)}bcdef`;
-    expect(invalidUpstreamValue('a file status', long).detail).toEqual({ service: 'content-library', value: `${'a'.repeat(199)}b` });
-    expect(invalidUpstreamValue('a number', 12345).detail).toEqual({ service: 'content-library', value: 12345 });
+    expect(thrown(() => uriScheme(long)).detail).toEqual({ service: 'content-library', value: `${'a'.repeat(199)}b` });
+    expect(thrown(() => upstreamInt32(12345.5)).detail).toEqual({ service: 'content-library', value: 12345.5 });
     expect(thrown(() => transferStatus(long)).detail?.value).toBe(`${'a'.repeat(199)}b`);
   });
 });

@@ -9,9 +9,6 @@ import type {
 } from '../../../upstream/content-library/schemas.js';
 import { builder, type ObjectFields } from '../builder.js';
 import {
-  CHECKSUM_ALGORITHMS,
-  TRANSFER_SOURCE_TYPES,
-  TRANSFER_STATUSES,
   checksumAlgorithm,
   transferSourceType,
   transferStatus,
@@ -21,43 +18,37 @@ import {
   uriScheme,
 } from './values.js';
 
-type ChecksumInfo = NonNullable<FileInfo['checksum_info']>;
-
-/** Enum values with their descriptions, checked to cover exactly the values the gateway maps. */
-const describedValues = <V extends string>(values: readonly V[], descriptions: Record<V, string>) =>
-  Object.fromEntries(values.map((value) => [value, { value, description: descriptions[value] }])) as Record<V, { value: V; description: string }>;
-
 const TransferSourceTypeRef = builder.enumType('TransferSourceType', {
   description: 'How the content of a file reaches the server.',
-  values: describedValues(TRANSFER_SOURCE_TYPES, {
-    NONE: 'No transfer requested (also when the file is not being changed).',
-    PUSH: 'A client uploads the content with HTTP(S) PUT requests to uploadEndpoint.',
-    PULL: 'The server pulls the content from sourceEndpoint (http, https, file or ds).',
-  }),
+  values: {
+    NONE: { description: 'No transfer requested (also when the file is not being changed).' },
+    PUSH: { description: 'A client uploads the content with HTTP(S) PUT requests to uploadEndpoint.' },
+    PULL: { description: 'The server pulls the content from sourceEndpoint (http, https, file or ds).' },
+  },
 });
 
 const TransferStatusRef = builder.enumType('TransferStatus', {
   description: 'Where a file is in its transfer.',
-  values: describedValues(TRANSFER_STATUSES, {
-    WAITING_FOR_TRANSFER: 'The transfer has not started yet.',
-    TRANSFERRING: 'The content is being transferred.',
-    READY: 'The server has the whole file; size is set.',
-    VALIDATING: 'The server is checking the received content.',
-    ERROR: 'The transfer failed; errorMessage says why.',
-  }),
+  values: {
+    WAITING_FOR_TRANSFER: { description: 'The transfer has not started yet.' },
+    TRANSFERRING: { description: 'The content is being transferred.' },
+    READY: { description: 'The server has the whole file; size is set.' },
+    VALIDATING: { description: 'The server is checking the received content.' },
+    ERROR: { description: 'The transfer failed; errorMessage says why.' },
+  },
 });
 
 const ChecksumAlgorithmRef = builder.enumType('ChecksumAlgorithm', {
   description: 'The algorithm of a file checksum.',
-  values: describedValues(CHECKSUM_ALGORITHMS, {
-    SHA1: 'SHA-1 (the default when the upstream sets none).',
-    MD5: 'MD5.',
-    SHA256: 'SHA-256.',
-    SHA512: 'SHA-512.',
-  }),
+  values: {
+    SHA1: { description: 'SHA-1 (the default when the upstream sets none).' },
+    MD5: { description: 'MD5.' },
+    SHA256: { description: 'SHA-256.' },
+    SHA512: { description: 'SHA-512.' },
+  },
 });
 
-const ChecksumInfoRef = builder.objectRef<ChecksumInfo>('ChecksumInfo').implement({
+const ChecksumInfoRef = builder.objectRef<NonNullable<FileInfo['checksum_info']>>('ChecksumInfo').implement({
   description: 'The checksum the server verifies the received file against.',
   fields: (t) => ({
     algorithm: t.field({
@@ -140,6 +131,9 @@ LocalizableMessageParamValueRef.implement({
 const byteCount = (t: ObjectFields<FileInfo>, description: string, bytes: (file: FileInfo) => number | null | undefined) =>
   t.field({ type: 'SafeInt', nullable: true, description, resolve: (file) => upstreamSafeInt(bytes(file)) });
 
+const endpoint = (t: ObjectFields<FileInfo>, field: 'source_endpoint' | 'upload_endpoint', description: string) =>
+  t.expose(field, { type: TransferEndpointRef, nullable: true, description });
+
 export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFile').implement({
   description: 'A file of a content library item update session.',
   fields: (t) => ({
@@ -148,14 +142,14 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       type: TransferSourceTypeRef,
       description: 'NONE also when the upstream sends a source type this gateway does not know (see upstreamSourceType).',
       resolve: (file, _args, context) => {
-        const { type, known } = transferSourceType(file.source_type);
-        if (!known) {
+        const type = transferSourceType(file.source_type);
+        if (!type) {
           context.log.warn(
             { file: file.name, sourceType: file.source_type.slice(0, 200) },
             'unknown update session file source_type; reported as NONE',
           );
         }
-        return type;
+        return type ?? 'NONE';
       },
     }),
     upstreamSourceType: t.exposeString('source_type', {
@@ -168,16 +162,8 @@ export const UpdateSessionFileRef = builder.objectRef<FileInfo>('UpdateSessionFi
       nullable: true,
       description: 'Null when the server does not verify a checksum.',
     }),
-    sourceEndpoint: t.expose('source_endpoint', {
-      type: TransferEndpointRef,
-      nullable: true,
-      description: 'Where the server pulls the file from (PULL).',
-    }),
-    uploadEndpoint: t.expose('upload_endpoint', {
-      type: TransferEndpointRef,
-      nullable: true,
-      description: 'Where a client uploads the file to (PUSH).',
-    }),
+    sourceEndpoint: endpoint(t, 'source_endpoint', 'Where the server pulls the file from (PULL).'),
+    uploadEndpoint: endpoint(t, 'upload_endpoint', 'Where a client uploads the file to (PUSH).'),
     bytesTransferred: byteCount(t, 'Bytes transferred so far.', (file) => file.bytes_transferred),
     keepInStorage: t.exposeBoolean('keep_in_storage', {
       nullable: true,

@@ -8,18 +8,14 @@ export const CHECKSUM_ALGORITHMS = ['SHA1', 'MD5', 'SHA256', 'SHA512'] as const;
 export const MAX_SESSION_ID_LENGTH = 1024;
 
 /** The upstream's value goes to the log (detail), never into the message. */
-export function invalidUpstreamValue(what: string, value: unknown): UpstreamError {
-  return new UpstreamError(
+function invalid(what: string, value: unknown): never {
+  throw new UpstreamError(
     'UPSTREAM_INVALID_RESPONSE',
     'content-library',
     `The content library service sent ${what} this gateway cannot represent.`,
     { value: typeof value === 'string' ? value.slice(0, 200) : value },
   );
 }
-
-const invalid = (what: string, value: unknown): never => {
-  throw invalidUpstreamValue(what, value);
-};
 
 /** Upper-casing tolerates a server that changes case; the spec's values are all upper case. */
 const oneOf = <T extends string>(allowed: readonly T[], value: string) =>
@@ -30,11 +26,8 @@ export function transferStatus(value: string | null | undefined) {
   return value == null ? null : (oneOf(TRANSFER_STATUSES, value) ?? invalid('a file status', value));
 }
 
-/** Non-null in the contract, so an unknown value reads NONE (an error would null the whole list); the resolver logs it. */
-export function transferSourceType(value: string) {
-  const known = oneOf(TRANSFER_SOURCE_TYPES, value);
-  return known ? { type: known, known: true } : { type: 'NONE' as const, known: false };
-}
+/** Undefined when unknown: non-null in the contract, the field reads NONE (an error would null the whole list). */
+export const transferSourceType = (value: string) => oneOf(TRANSFER_SOURCE_TYPES, value);
 
 /** Unset (or empty) means SHA1 (spec 2.4); `SHA-256`/`sha_256` are read too. Unknown: ChecksumInfo is null. */
 export function checksumAlgorithm(value: string | null | undefined) {
