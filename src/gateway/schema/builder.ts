@@ -3,18 +3,8 @@ import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
-import { GraphQLScalarType } from 'graphql';
-import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
+import { DateTimeISOResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
-
-/** graphql-scalars' DateTime, but a valid Date or epoch ms is written as ISO text here, not left to JSON.stringify. */
-export const DateTimeScalar = new GraphQLScalarType({
-  ...DateTimeResolver.toConfig(),
-  serialize: (value) => {
-    const date = typeof value === 'number' ? new Date(value) : value;
-    return date instanceof Date && !Number.isNaN(date.getTime()) ? date.toISOString() : DateTimeResolver.serialize(value);
-  },
-});
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -28,7 +18,6 @@ export const builder = new SchemaBuilder<{
   plugins: [DirectivePlugin, RelayPlugin, FederationPlugin],
   defaultFieldNullability: false,
   relay: {
-    clientMutationId: 'omit',
     cursorType: 'String',
     // Ids are upstream ids, not global ids: no `node`/`nodes` root fields.
     nodeQueryOptions: false,
@@ -57,7 +46,8 @@ type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer
 export type ObjectFields<Parent> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>;
 export type InterfaceFields<Parent> = PothosSchemaTypes.InterfaceFieldBuilder<BuilderTypes, Parent>;
 
-builder.addScalarType('DateTime', DateTimeScalar, {
+// DateTimeISO writes the ISO text itself; graphql-scalars' DateTime leaves a Date to JSON.stringify.
+builder.addScalarType('DateTime', DateTimeISOResolver, {
   description: 'ISO-8601 date-time in UTC with milliseconds, e.g. 2026-11-21T10:15:30.123Z.',
 });
 builder.addScalarType('SafeInt', SafeIntResolver, {
