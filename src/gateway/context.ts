@@ -29,26 +29,21 @@ export function createGatewayContext(input: {
   log: Logger;
   caller: Caller;
   signal?: AbortSignal;
-  requestTimeoutMs?: number;
+  requestTimeoutMs: number;
 }) {
   const log = lazyChild(input.log, { requestId: input.requestId });
-  const deadline = input.requestTimeoutMs === undefined ? undefined : createOperationDeadline(input.requestTimeoutMs, input.signal);
-  const call: CallOptions = deadline
-    ? {
-        log,
-        // Read by each upstream call: the deadline's one timer is made by the first.
-        get signal() {
-          return deadline.signal;
-        },
-        expiresAt: deadline.expiresAt,
-      }
-    : { log, ...(input.signal ? { signal: input.signal } : {}) };
+  const deadline = createOperationDeadline(input.requestTimeoutMs, input.signal);
+  const call: CallOptions = {
+    log,
+    // Read by each upstream call: the deadline's one timer is made by the first.
+    get signal() {
+      return deadline.signal;
+    },
+    expiresAt: deadline.expiresAt,
+  };
   return {
-    requestId: input.requestId,
     log,
     caller: input.caller,
-    /** Aborts when the caller goes away (closed connection, abandoned stream, operation ended). */
-    signal: input.signal,
     /** Every upstream call of the operation, @defer and @stream parts included, ends by REQUEST_TIMEOUT_MS. */
     deadline,
     loaders: createLoaders(input.upstreams, call),
@@ -61,12 +56,12 @@ export function useOperationDeadline(): Plugin<GatewayContext> {
   const executeHooks = {
     onExecuteDone: ({ args, result }: { args: { contextValue: GatewayContext }; result: unknown }) => {
       const deadline = args.contextValue.deadline;
-      if (!isAsyncIterable(result)) return deadline?.dispose();
-      return { onEnd: () => deadline?.dispose() };
+      if (!isAsyncIterable(result)) return deadline.dispose();
+      return { onEnd: () => deadline.dispose() };
     },
   };
   const subscribeHooks = {
-    onSubscribeResult: ({ args }: { args: { contextValue: GatewayContext } }) => args.contextValue.deadline?.dispose(),
+    onSubscribeResult: ({ args }: { args: { contextValue: GatewayContext } }) => args.contextValue.deadline.dispose(),
   };
   return {
     onExecute: () => executeHooks,

@@ -76,10 +76,8 @@ export function contextOver(identity: IdentityApi): () => GatewayContext {
   const log = pino({ enabled: false });
   return () =>
     ({
-      requestId: 'test',
       log,
       caller: { id: 'test' },
-      signal: undefined,
       loaders: createLoaders({ identity, contentLibrary: undefined, close: async () => {} }, { log }),
     }) as GatewayContext;
 }

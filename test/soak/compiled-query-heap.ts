@@ -7,7 +7,7 @@
  */
 import { createYoga } from 'graphql-yoga';
 import { loadConfig } from '../../src/lib/config.js';
-import { ANONYMOUS, createGatewayContext } from '../../src/gateway/context.js';
+import { ANONYMOUS, createGatewayContext, useOperationDeadline } from '../../src/gateway/context.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createCompiledQueries, useJitForAuditPages } from '../../src/gateway/plugins/compat/jit.js';
 import { schema } from '../../src/gateway/schema/index.js';
@@ -26,8 +26,8 @@ const compiledQueries = createCompiledQueries();
 const yoga = createYoga({
   schema,
   logging: false,
-  plugins: [useJitForAuditPages(compiledQueries)],
-  context: () => createGatewayContext({ upstreams, requestId: 'heap', log, caller: ANONYMOUS }),
+  plugins: [useJitForAuditPages(compiledQueries), useOperationDeadline()],
+  context: () => createGatewayContext({ upstreams, requestId: 'heap', log, caller: ANONYMOUS, requestTimeoutMs: config.requestTimeoutMs }),
 });
 
 const types = ['LoginEvent', 'LaunchEvent', 'LoginErrorEvent', 'LaunchErrorEvent', 'GroupEvent', 'AppEntitlementEvent', 'DirectorySyncProfileEvent', 'OtherAuditEvent'];
