@@ -3,15 +3,14 @@
  * gateway's operation limits, and returns data: the one smoke test of the examples.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEventExamples } from '../../src/gateway/examples/index.js';
 import { demoSessionIds } from '../../src/demo.js';
 import { exampleOperations as examplesFor } from '../../src/gateway/examples/index.js';
-import { updateSessionExamples as updateSessionExamplesFor } from '../../src/gateway/examples/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // Subscriptions stream over SSE/WebSocket: test/live runs those.
 const exampleOperations = examplesFor(demoSessionIds).filter((op) => !/^subscription\b/m.test(op.query));
-const updateSessionExamples = updateSessionExamplesFor(demoSessionIds);
+const auditExamples = exampleOperations.filter((op) => /\bauditEvents\(/.test(op.query));
+const updateSessionExamples = exampleOperations.filter((op) => /\bupdateSession(Files)?\(/.test(op.query));
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway();
@@ -20,11 +19,13 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const auditNames = new Set(auditEventExamples.map((op) => op.name));
+const auditNames = new Set(auditExamples.map((op) => op.name));
 
 describe('example operations', { timeout: 10_000 }, () => {
-  it('cover the audit and the update session examples', () => {
-    expect(exampleOperations.map((op) => op.name)).toEqual([...auditEventExamples, ...updateSessionExamples].map((op) => op.name));
+  it('cover the audit and the update session examples, the sessions those of the demo', () => {
+    expect(auditExamples.map((op) => op.name)).toEqual(['Recent logins with their methods', 'Failed logins in a window', 'Group changes by action']);
+    expect(updateSessionExamples.map((op) => op.variables)).toEqual([{ id: demoSessionIds.withFiles }, { id: demoSessionIds.ready }]);
+    expect(exampleOperations).toEqual([...auditExamples, ...updateSessionExamples]);
   });
 
   it.each(exampleOperations.map((op) => [op.name, op] as const))('%s runs without errors and returns data', async (name, op) => {

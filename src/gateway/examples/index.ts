@@ -15,7 +15,7 @@ export interface ExampleSessionIds {
 /** What the variables hold when no session ids are known: the id of one of your sessions. */
 export const SESSION_ID_PLACEHOLDER = '<an update session id of your content library>';
 
-export const auditEventExamples: readonly ExampleOperation[] = [
+const auditEventExamples: readonly ExampleOperation[] = [
   {
     name: 'Recent logins with their methods',
     query: /* GraphQL */ `
@@ -85,16 +85,15 @@ query UpdateSession($id: ID!) {
   updateSession(id: $id) { id files { name sourceType status size bytesTransferred checksumInfo { algorithm checksum } } }
 }`;
 
-export function updateSessionExamples(ids?: ExampleSessionIds): ExampleOperation[] {
-  return [
+/** Every example; without session ids (demo mode hands in the simulator's) they ask for an id of your own. */
+export function exampleOperations(ids?: ExampleSessionIds): readonly ExampleOperation[] {
+  const examples = [
+    ...auditEventExamples,
     { name: 'Update session files', query: updateSessionFiles, variables: { id: ids?.withFiles ?? SESSION_ID_PLACEHOLDER } },
     { name: 'Update session entity', query: updateSession, variables: { id: ids?.ready ?? SESSION_ID_PLACEHOLDER } },
-  ];
-}
-
-const liveAudit: ExampleOperation = {
-  name: 'Live audit records',
-  query: /* GraphQL */ `
+    {
+      name: 'Live audit records',
+      query: /* GraphQL */ `
 # New audit records as they happen. Pass the last resumeAfter back as $resumeAfter on a new
 # connection to continue right after it, or $since (at most 15 minutes back) to replay first.
 subscription LiveAuditRecords($filter: AuditLiveFilter, $since: DateTime, $resumeAfter: String) {
@@ -107,10 +106,7 @@ subscription LiveAuditRecords($filter: AuditLiveFilter, $since: DateTime, $resum
     }
   }
 }`,
-};
-
-/** Every example; without session ids (demo mode hands in the simulator's) they ask for an id of your own. */
-export function exampleOperations(sessionIds?: ExampleSessionIds): readonly ExampleOperation[] {
-  const examples = [...auditEventExamples, ...updateSessionExamples(sessionIds), liveAudit];
+    },
+  ];
   return examples.map((op) => ({ ...op, query: op.query.trim() }));
 }
