@@ -5,12 +5,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveAuditConnection } from '../../src/gateway/schema/audit-events.js';
-import type { AuditConnectionResult } from '../../src/gateway/schema/audit-events.js';
 import type { AuditConnectionArgs } from '../../src/audit/paging/page.js';
 import { locateWindowEnd } from '../../src/audit/paging/window.js';
 import { fakeAudit, fakeInfo, type FakeAudit } from '../helpers/audit-fake-upstream.js';
 
 const page = (audit: FakeAudit, args: AuditConnectionArgs) => resolveAuditConnection(args, audit.context(), fakeInfo);
+type AuditConnectionResult = Awaited<ReturnType<typeof page>>;
 const uuids = (p: AuditConnectionResult) => p.edges.map((e) => e.node.uuid);
 const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => `r${from + i}`);
 

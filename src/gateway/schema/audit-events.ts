@@ -86,8 +86,6 @@ export async function resolveAuditConnection(
   };
 }
 
-export type AuditConnectionResult = Awaited<ReturnType<typeof resolveAuditConnection>>;
-
 /** The reasons go to the log, with the request id, never to the client. */
 function reportUnreadable(context: GatewayContext, info: GraphQLResolveInfo, rows: readonly UnreadableRow[]): void {
   context.log.warn(

@@ -6,8 +6,6 @@ import { AuditActionEnum } from './audit/connection-types.js';
 import { checkObjectTypeCase } from '../../audit/paging/object-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
 
-type LiveEvent = Extract<LiveItem, { record: AuditRecord }>;
-
 const AuditLiveFilterInput = builder.inputType('AuditLiveFilter', {
   description: 'Which audit records a live subscription delivers. One upstream poller serves every subscription of the same filter.',
   fields: (t) => ({
@@ -19,7 +17,7 @@ const AuditLiveFilterInput = builder.inputType('AuditLiveFilter', {
   }),
 });
 
-const AuditLiveEventRef = builder.objectRef<LiveEvent>('AuditLiveEvent').implement({
+const AuditLiveEventRef = builder.objectRef<Extract<LiveItem, { record: AuditRecord }>>('AuditLiveEvent').implement({
   description: 'One live audit record, with the token that continues the stream right after it.',
   fields: (t) => ({
     resumeAfter: t.string({
