@@ -41,10 +41,9 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 /** The `t` of a type's fields, for helpers that make one kind of field for several fields or types. */
-export type ObjectFields<Parent> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>;
-export type InterfaceFields<Parent> = PothosSchemaTypes.InterfaceFieldBuilder<BuilderTypes, Parent>;
+export type ObjectFields<Parent> = PothosSchemaTypes.ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Parent>;
+export type InterfaceFields<Parent> = PothosSchemaTypes.InterfaceFieldBuilder<typeof builder.$inferSchemaTypes, Parent>;
 
 // DateTimeISO writes the ISO text itself; graphql-scalars' DateTime leaves a Date to JSON.stringify.
 builder.addScalarType('DateTime', DateTimeISOResolver, {
