@@ -2,7 +2,7 @@
 import { subscribeLive, type LiveItem } from '../../audit/live/index.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { builder } from './builder.js';
-import { AuditActionEnum } from './audit/connection-types.js';
+import { AuditActionEnum } from './audit-events.js';
 import { checkObjectTypeCase } from '../../audit/paging/object-types.js';
 import { AuditEventUnion } from './audit/record-types.js';
 
