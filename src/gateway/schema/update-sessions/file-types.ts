@@ -77,11 +77,8 @@ const TransferEndpointRef = builder.objectRef<TransferEndpoint>('TransferEndpoin
 
 /** The vAPI localizable message (spec 2.5): a param's value may nest a message (`l`), as deep as a client selects. */
 const NestedLocalizableMessageRef = builder.objectRef<NestedMessage>('NestedLocalizableMessage');
-const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam');
-const LocalizableMessageParamValueRef = builder.objectRef<MessageParamValue>('LocalizableMessageParamValue');
-const LocalizableMessageRef = builder.objectRef<LocalizableMessage>('LocalizableMessage');
 
-LocalizableMessageRef.implement({
+const LocalizableMessageRef = builder.objectRef<LocalizableMessage>('LocalizableMessage').implement({
   description: 'A message with an id for translation, its English text and the values it refers to.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Stable identifier of the message, for translation.' }),
@@ -103,7 +100,7 @@ NestedLocalizableMessageRef.implement({
   }),
 });
 
-LocalizableMessageParamRef.implement({
+const LocalizableMessageParamRef = builder.objectRef<MessageParam>('LocalizableMessageParam').implement({
   description: 'One named argument of a message.',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The name the message text refers to.' }),
@@ -111,7 +108,7 @@ LocalizableMessageParamRef.implement({
   }),
 });
 
-LocalizableMessageParamValueRef.implement({
+const LocalizableMessageParamValueRef = builder.objectRef<MessageParamValue>('LocalizableMessageParamValue').implement({
   description: 'The value of a message argument; the member that is set gives its kind.',
   fields: (t) => ({
     dt: t.field({ type: 'DateTime', nullable: true, description: 'A date-time value.', resolve: (v) => upstreamDateTime(v.dt) }),
