@@ -1,7 +1,4 @@
-/**
- * One upstream call: credentials, exchange, retries, status mapping, zod validation and one log line,
- * all within one deadline. Answer bytes count against the process's bound (`answerBytes`) until parsed.
- */
+/** One upstream call: credentials, exchange, retries, status mapping, validation and one log line, within one deadline. */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -47,6 +44,7 @@ export interface UpstreamHttpOptions {
   /** Its path, if any, prefixes every request path. */
   readonly baseUrl: string;
   readonly dispatcher: Dispatcher;
+  /** The process's bound on answer bytes being read: an answer counts against it until parsed. */
   readonly answerBytes: ByteReservations;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
@@ -81,7 +79,6 @@ export class UpstreamHttp {
     this.#options = options;
   }
 
-  /** Resolves with the validated answer or rejects with an UpstreamError, after logging one line. */
   async request<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<T> {
     return (await this.measuredRequest(request, call)).value;
   }

@@ -34,11 +34,7 @@ export type LockAttempt =
 /** A stream entry as ioredis answers it: its id, then field, value, field, value... */
 export type StreamEntry = [id: string, fields: string[]];
 
-export interface BlockingReader {
-  /** Entries after `afterId`, waiting up to the block time: [] when none came, undefined when Redis did not answer. */
-  read(key: string, afterId: string): Promise<StreamEntry[] | undefined>;
-  close(): void;
-}
+export type BlockingReader = ReturnType<SharedStore['blockingReader']>;
 
 export class SharedStore {
   readonly #client: Redis;
@@ -129,12 +125,13 @@ export class SharedStore {
   }
 
   /** A connection of its own for blocking stream reads (`XREAD BLOCK`), which would hold up the shared one. */
-  blockingReader(blockMs: number): BlockingReader {
+  blockingReader(blockMs: number) {
     const client = connect(this.#config.url, this.#config.timeoutMs, blockMs + this.#config.timeoutMs);
     // Outages are logged by the shared connection; this one only reconnects.
     client.on('error', () => undefined);
     return {
-      async read(key, afterId) {
+      /** Entries after `afterId`, waiting up to `blockMs`: [] when none came, undefined when Redis did not answer. */
+      async read(key: string, afterId: string): Promise<StreamEntry[] | undefined> {
         if (client.status !== 'ready') return undefined;
         try {
           const answer = await client.xread('COUNT', READ_COUNT, 'BLOCK', blockMs, 'STREAMS', key, afterId);
