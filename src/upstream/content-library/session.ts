@@ -5,7 +5,7 @@ import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { sessionLoginSchema } from './schemas.js';
 
-export interface SessionManagerOptions {
+interface SessionManagerOptions {
   readonly http: UpstreamHttp;
   readonly vendor: string;
   readonly credentials: { readonly username: string; readonly password: string };
