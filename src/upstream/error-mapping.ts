@@ -24,7 +24,13 @@ export interface RefusalMapping {
 }
 
 /** `path`: the full request path, named in the log when a 404 says it is unknown upstream. */
-export function errorForStatus(service: UpstreamService, status: number, request: RefusalMapping, path: string, upstreamError?: string) {
+export function errorForStatus(
+  service: UpstreamService,
+  status: number,
+  request: RefusalMapping,
+  path: string,
+  upstreamError: string | undefined,
+): UpstreamError {
   const name = serviceNames[service];
   const unknownPath = status === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
   const detail = {
@@ -57,11 +63,13 @@ export function errorForTransport(service: UpstreamService, failure: 'timeout' |
 }
 
 /** A call that failed before its answer was read: its deadline, its operation's, the body's size or the connection. */
-export function errorForFailure(service: UpstreamService, caught: unknown, cause: string | undefined, route: string): UpstreamError {
+export function errorForFailure(service: UpstreamService, caught: unknown, cause: string | undefined, route: string) {
   if (caught instanceof UpstreamError) return caught;
   if (cause === 'timeout' || cause === 'deadline') return errorForTransport(service, cause, { route });
   const errorCode = errorCodeOf(caught);
-  if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return errorForInvalidBody(service, { route, problem: 'body exceeds the size limit' });
+  if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return errorForInvalidBody(service, { route, problem: 'body exceeds the size limit' });
+  }
   const errorName = caught instanceof Error ? caught.name : typeof caught;
   return errorForTransport(service, 'connection', { route, errorCode, errorName });
 }

@@ -1,4 +1,4 @@
-/** One upstream call: credentials, exchange, retries, status mapping, validation and one log line, within one deadline. */
+/** One upstream call: credentials, exchange, retries, status mapping, validation, one log line, within one deadline. */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';

@@ -16,6 +16,7 @@ import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 
 const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
 const CACHE_LABEL = 'audit-report';
+
 export interface AuditPageCacheOptions {
   /** Positive: a disabled cache is none at all. */
   readonly maxBytes: number;
