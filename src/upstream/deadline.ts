@@ -24,39 +24,31 @@ function abortAfter(ms: number, parent: AbortSignal | undefined, timedOut: () =>
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(parent!.reason);
   let timer: NodeJS.Timeout | undefined;
+  const dispose = () => {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onParentAbort);
+  };
   if (parent?.aborted) onParentAbort();
   else if (ms <= 0) controller.abort(timedOut());
   else {
     parent?.addEventListener('abort', onParentAbort, { once: true });
     timer = setTimeout(() => {
-      parent?.removeEventListener('abort', onParentAbort);
+      dispose();
       controller.abort(timedOut());
-    }, ms);
-    timer.unref();
+    }, ms).unref();
   }
-  return {
-    signal: controller.signal,
-    dispose() {
-      clearTimeout(timer);
-      parent?.removeEventListener('abort', onParentAbort);
-    },
-  };
+  return { signal: controller.signal, dispose };
 }
 
-export interface OperationDeadline {
-  readonly expiresAt: number;
-  /** Made on first use: an operation that calls no upstream sets no timer. */
-  readonly signal: AbortSignal;
-  /** Releases the timer and the listener on the caller's signal; the operation is over. */
-  dispose(): void;
-}
+export type OperationDeadline = ReturnType<typeof createOperationDeadline>;
 
-export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortSignal): OperationDeadline {
+export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortSignal) {
   const expiresAt = performance.now() + timeoutMs;
-  let made: { readonly signal: AbortSignal; dispose(): void } | undefined;
+  let made: ReturnType<typeof abortAfter> | undefined;
   let disposed = false;
   return {
     expiresAt,
+    /** Made on first use: an operation that calls no upstream sets no timer. */
     get signal() {
       // Asked for after the operation ended: a signal that never aborts, and no timer.
       made ??= disposed
@@ -64,6 +56,7 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
         : abortAfter(expiresAt - performance.now(), callerSignal, () => new OperationTimedOutError());
       return made.signal;
     },
+    /** The operation is over: releases the timer and the listener on the caller's signal. */
     dispose() {
       disposed = true;
       made?.dispose();
@@ -71,17 +64,10 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
   };
 }
 
-export interface Deadline {
-  /** Aborts when the time is up or the caller's own signal aborts. */
-  readonly signal: AbortSignal;
-  remainingMs(): number;
-  /** The call's own time ran out, its operation's did, or the caller left; undefined while not aborted. */
-  abortCause(): 'timeout' | 'deadline' | 'cancelled' | undefined;
-  dispose(): void;
-}
+export type Deadline = ReturnType<typeof createDeadline>;
 
 /** A call's deadline: the sooner of `timeoutMs` from now and its operation's, whose signal it then shares. */
-export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, callerExpiresAt?: number): Deadline {
+export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, callerExpiresAt?: number) {
   const now = performance.now();
   const shared = callerSignal && callerExpiresAt !== undefined && callerExpiresAt - now <= timeoutMs;
   const expiresAt = shared ? callerExpiresAt : now + timeoutMs;
@@ -92,6 +78,7 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
     signal,
     dispose,
     remainingMs: () => Math.max(0, expiresAt - performance.now()),
+    /** The call's own time ran out, its operation's did, or the caller left; undefined while not aborted. */
     abortCause: () => {
       if (!signal.aborted) return undefined;
       return signal.reason instanceof DeadlineExceededError ? 'timeout' : abortCauseOf(signal);

@@ -5,25 +5,45 @@
 import type { z } from 'zod';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { abortCauseOf } from './deadline.js';
+import { errorCodeOf } from './retry.js';
 
 const serviceNames: Record<UpstreamService, string> = {
   identity: 'The identity service',
   'content-library': 'The content library service',
 };
 
-/** A 400 on a credential route refuses the credentials; `notFoundMessage`: a 404 means the thing asked for does not exist. */
+/** What of a request decides how its refusal maps (errorForStatus). */
+export interface RefusalMapping {
+  /** Stable label for logs and metrics. */
+  readonly route: string;
+  /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
+  readonly credentialRoute?: boolean;
+  readonly notFoundMessage?: string;
+  /** The error type that makes a 404 "not found"; without it a 404 is an unknown path (a wrong base URL). */
+  readonly notFoundType?: RegExp;
+}
+
+/** `path`: the full request path, named in the log when a 404 says it is unknown upstream. */
 export function errorForStatus(
   service: UpstreamService,
   status: number,
-  context: { readonly credentialRoute?: boolean | undefined; readonly notFoundMessage?: string | undefined; readonly detail: object },
+  request: RefusalMapping,
+  path: string,
+  upstreamError: string | undefined,
 ): UpstreamError {
   const name = serviceNames[service];
-  const detail = { ...context.detail, status };
-  if (status === 401 || status === 403 || (status === 400 && context.credentialRoute)) {
+  const unknownPath = status === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
+  const detail = {
+    route: request.route,
+    ...(upstreamError ? { upstreamError } : {}),
+    ...(unknownPath ? { problem: `no such path upstream: ${path} (check the base URL and vendor)` } : {}),
+    status,
+  };
+  if (status === 401 || status === 403 || (status === 400 && request.credentialRoute)) {
     return new UpstreamError('UPSTREAM_UNAUTHORIZED', service, `${name} rejected the gateway's credentials.`, detail);
   }
-  if (status === 404 && context.notFoundMessage !== undefined) {
-    return new UpstreamError('NOT_FOUND', service, context.notFoundMessage, detail);
+  if (status === 404 && request.notFoundMessage !== undefined && !unknownPath) {
+    return new UpstreamError('NOT_FOUND', service, request.notFoundMessage, detail);
   }
   if (status === 408 || status === 429 || status >= 500) {
     return new UpstreamError('UPSTREAM_UNAVAILABLE', service, `${name} is unavailable.`, detail);
@@ -40,6 +60,18 @@ export function errorForTransport(service: UpstreamService, failure: 'timeout' |
     connection: `${name} could not be reached.`,
   }[failure];
   return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, { ...detail, failure });
+}
+
+/** A call that failed before its answer was read: its deadline, its operation's, the body's size or the connection. */
+export function errorForFailure(service: UpstreamService, caught: unknown, cause: string | undefined, route: string) {
+  if (caught instanceof UpstreamError) return caught;
+  if (cause === 'timeout' || cause === 'deadline') return errorForTransport(service, cause, { route });
+  const errorCode = errorCodeOf(caught);
+  if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return errorForInvalidBody(service, { route, problem: 'body exceeds the size limit' });
+  }
+  const errorName = caught instanceof Error ? caught.name : typeof caught;
+  return errorForTransport(service, 'connection', { route, errorCode, errorName });
 }
 
 /** How a wait for shared work ends once its operation's signal aborted; `waitedFor` stands for a `route`. */

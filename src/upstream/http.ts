@@ -1,7 +1,4 @@
-/**
- * One upstream call: credentials, exchange, retries, status mapping, zod validation and one log line,
- * all within one deadline. Answer bytes count against the process's bound (`answerBytes`) until parsed.
- */
+/** One upstream call: credentials, exchange, retries, status mapping, validation, one log line, within one deadline. */
 import { isAscii } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -10,15 +7,20 @@ import type { ByteHolding, ByteReservations } from '../lib/byte-reservations.js'
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import type { CredentialLease, SharedCredential } from './credentials.js';
 import { createDeadline, untilAborted, type Deadline } from './deadline.js';
-import { errorForAnswerBytes, errorForInvalidBody, errorForStatus, errorForTransport, summarizeIssues } from './error-mapping.js';
+import {
+  errorForAnswerBytes,
+  errorForFailure,
+  errorForInvalidBody,
+  errorForStatus,
+  summarizeIssues,
+  type RefusalMapping,
+} from './error-mapping.js';
 import { errorTypeIn, forgetEchoedCredentials } from './error-type.js';
 import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import { backoffMs, errorCodeOf, isRetryableConnectionError, retryableStatuses, retryAfterMs, type RetryPolicy } from './retry.js';
 import type { CallOptions } from './types.js';
 
-export interface UpstreamRequest<T> {
-  /** Stable label for logs and metrics. */
-  readonly route: string;
+export interface UpstreamRequest<T> extends RefusalMapping {
   readonly method: 'GET' | 'POST';
   /** Below the base URL's path, without a query string. */
   readonly path: string;
@@ -35,11 +37,6 @@ export interface UpstreamRequest<T> {
   /** What the shape cannot say (more rows than asked): a problem it names is UPSTREAM_INVALID_RESPONSE. */
   readonly check?: (answer: T) => string | undefined;
   readonly credentials?: SharedCredential<object | string> | undefined;
-  /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
-  readonly credentialRoute?: boolean;
-  readonly notFoundMessage?: string;
-  /** The error type that makes a 404 "not found"; without it a 404 is an unknown path (a wrong base URL). */
-  readonly notFoundType?: RegExp;
 }
 
 export interface UpstreamHttpOptions {
@@ -47,6 +44,7 @@ export interface UpstreamHttpOptions {
   /** Its path, if any, prefixes every request path. */
   readonly baseUrl: string;
   readonly dispatcher: Dispatcher;
+  /** The process's bound on answer bytes being read: an answer counts against it until parsed. */
   readonly answerBytes: ByteReservations;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
@@ -81,7 +79,6 @@ export class UpstreamHttp {
     this.#options = options;
   }
 
-  /** Resolves with the validated answer or rejects with an UpstreamError, after logging one line. */
   async request<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<T> {
     return (await this.measuredRequest(request, call)).value;
   }
@@ -124,14 +121,14 @@ export class UpstreamHttp {
         end('cancelled', 'debug', 'upstream call cancelled: the caller went away');
         throw new CallerGoneError({ upstream: service, route });
       }
-      const error = this.#asUpstreamError(caught, deadline, route);
+      const error = errorForFailure(service, caught, deadline.abortCause(), route);
       forgetEchoedCredentials(error, [
         request.headers?.['authorization'],
         ...Object.values(progress.lease?.headers ?? {}),
         ...(request.secrets ?? []),
       ]);
-      const failure = error.detail!['failure'];
-      const address = failure === 'connection' || failure === 'timeout' || failure === 'deadline' ? { address: this.#address } : {};
+      // A transport failure (errorForTransport) names the address it could not reach.
+      const address = error.detail!['failure'] ? { address: this.#address } : {};
       // A missing update session is an ordinary answer, not a fault of the upstream.
       const level = error.code === 'NOT_FOUND' ? 'info' : 'warn';
       end(error.code, level, 'upstream call failed', { ...address, code: error.code, err: error });
@@ -213,7 +210,10 @@ export class UpstreamHttp {
     const invalid = (problem: string, more = {}) => errorForInvalidBody(this.service, { route, status, problem, ...more });
     try {
       // undici answers with final statuses only: nothing below 200 ends a request.
-      if (status >= 300) throw this.#statusError(request, status, await readErrorType(response.body, holding, refused));
+      if (status >= 300) {
+        const upstreamError = await readErrorType(response.body, holding, refused);
+        throw errorForStatus(this.service, status, request, this.#basePath + request.path, upstreamError);
+      }
       // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
       const { text, bodyBytes } = await readText(response.body, holding, refused);
       if (moreContainersThan(text, MAX_BODY_CONTAINERS)) {
@@ -246,19 +246,6 @@ export class UpstreamHttp {
     return parsed.data;
   }
 
-  #statusError<T>(request: UpstreamRequest<T>, status: number, upstreamError: string | undefined): UpstreamError {
-    const unknownPath = status === 404 && request.notFoundType !== undefined && !request.notFoundType.test(upstreamError ?? '');
-    return errorForStatus(this.service, status, {
-      credentialRoute: request.credentialRoute,
-      notFoundMessage: unknownPath ? undefined : request.notFoundMessage,
-      detail: {
-        route: request.route,
-        ...(upstreamError ? { upstreamError } : {}),
-        ...(unknownPath ? { problem: `no such path upstream: ${this.#basePath + request.path} (check the base URL and vendor)` } : {}),
-      },
-    });
-  }
-
   /** The rest of the answer is left unread: the answer bytes in flight are at their bound. */
   #refusedForBytes(route: string, status: number): UpstreamError {
     emit(this.#options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
@@ -280,18 +267,6 @@ export class UpstreamHttp {
     }
     const text = query.toString();
     return text ? `${path}?${text}` : path;
-  }
-
-  #asUpstreamError(caught: unknown, deadline: Deadline, route: string): UpstreamError {
-    if (caught instanceof UpstreamError) return caught;
-    const cause = deadline.abortCause();
-    if (cause === 'timeout' || cause === 'deadline') return errorForTransport(this.service, cause, { route });
-    const errorCode = errorCodeOf(caught);
-    if (errorCode === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-      return errorForInvalidBody(this.service, { route, problem: 'body exceeds the size limit' });
-    }
-    const errorName = caught instanceof Error ? caught.name : typeof caught;
-    return errorForTransport(this.service, 'connection', { route, errorCode, errorName });
   }
 }
 

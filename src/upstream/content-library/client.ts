@@ -12,14 +12,10 @@ type ContentLibraryClientOptions = { readonly http: UpstreamHttp; readonly vendo
 const VAPI_NOT_FOUND = /\.vapi\.std\.errors\.not_found$/;
 
 export class ContentLibraryClient implements ContentLibraryApi {
-  readonly #options: ContentLibraryClientOptions;
-
-  constructor(options: ContentLibraryClientOptions) {
-    this.#options = options;
-  }
+  constructor(private readonly options: ContentLibraryClientOptions) {}
 
   async listUpdateSessionFiles(updateSessionId: string, call: CallOptions): Promise<readonly UpdateSessionFileRow[]> {
-    const { http, vendor, sessions } = this.#options;
+    const { http, vendor, sessions } = this.options;
     const answer = await http.request(
       {
         route: 'update-session-files',

@@ -5,7 +5,7 @@ import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { sessionLoginSchema } from './schemas.js';
 
-export interface SessionManagerOptions {
+interface SessionManagerOptions {
   readonly http: UpstreamHttp;
   readonly vendor: string;
   readonly credentials: { readonly username: string; readonly password: string };
@@ -13,12 +13,10 @@ export interface SessionManagerOptions {
 }
 
 export class SessionManager extends SharedCredential<string> {
-  readonly #options: SessionManagerOptions;
   #stats = { logins: 0, failures: 0 };
 
-  constructor(options: SessionManagerOptions) {
+  constructor(private readonly options: SessionManagerOptions) {
     super();
-    this.#options = options;
   }
 
   stats() {
@@ -30,7 +28,7 @@ export class SessionManager extends SharedCredential<string> {
   }
 
   protected obtain(log: Logger): Promise<string> {
-    const { http, vendor, credentials, events } = this.#options;
+    const { http, vendor, credentials, events } = this.options;
     this.#stats.logins++;
     return reportedRenewal(events, { service: 'content-library', kind: 'session_login' }, this.#stats, async () => {
       const answer = await http.request(

@@ -15,7 +15,6 @@ import type { SharedStore } from '../shared-store/store.js';
 import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 
 const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
-
 const CACHE_LABEL = 'audit-report';
 
 export interface AuditPageCacheOptions {
@@ -36,10 +35,9 @@ export interface AuditPageOwner {
   readonly clientId: string;
 }
 
-/** A page, the byte length of the upstream body it was read from, and the heap it may take (pageHeapBytes). */
+/** A page and the heap it may take (pageHeapBytes). */
 export interface MeasuredAuditPage {
   readonly page: AuditReportPage;
-  readonly bodyBytes: number;
   readonly heapBytes: number;
 }
 
@@ -123,9 +121,12 @@ export class AuditPageCache {
     } else {
       this.#lookup('miss');
     }
+    const { signal } = call;
     try {
-      return (await waitFor(flight, call)).page;
+      return (await (signal ? untilAborted(flight, signal) : flight)).page;
     } catch (error) {
+      // The caller left or its deadline passed: it ends as the direct call would.
+      if (signal?.aborted && !(error instanceof UpstreamError)) throw aborted(signal);
       if (error instanceof UnkeptPage) return error.measured.page;
       throw error;
     }
@@ -185,26 +186,13 @@ async function sharedPage(shared: SharedStore, pageKey: string, context: PageFet
   const read = readAuditRows(data);
   if (read.failed.length > 0) return undefined;
   context.call.log.debug({ cache: CACHE_LABEL, rows: read.rows.length }, 'audit report page served from the shared store');
-  const bodyBytes = Buffer.byteLength(payload);
-  return { page: { rows: read.rows }, bodyBytes, heapBytes: pageHeapBytes(bodyBytes, read) };
+  return { page: { rows: read.rows }, heapBytes: pageHeapBytes(Buffer.byteLength(payload), read) };
 }
 
 /** Everything that determines the answer; JSON keeps free-text parts (objectType) unambiguous. */
 function cacheKey({ baseUrl, clientId }: AuditPageOwner, query: AuditReportQuery): string {
   const { fromMillis, toMillis, objectType = null, action = null, pageSize, startIndex } = query;
   return JSON.stringify([baseUrl, clientId, fromMillis, toMillis, objectType, action, pageSize, startIndex]);
-}
-
-/** Waits for a shared call until this caller's own signal aborts, which ends as the direct call would. */
-async function waitFor<T>(flight: Promise<T>, call: CallOptions): Promise<T> {
-  if (!call.signal) return flight;
-  const signal = call.signal;
-  try {
-    return await untilAborted(flight, signal);
-  } catch (error) {
-    if (!(error instanceof UpstreamError) && signal.aborted) throw aborted(signal);
-    throw error;
-  }
 }
 
 const aborted = (signal: AbortSignal) => errorForAbort('identity', signal, CACHE_LABEL);

@@ -7,7 +7,6 @@ import { isAuditReportEnvelope } from './fast-checks.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
 
-
 interface IdentityClientOptions {
   readonly http: UpstreamHttp;
   readonly tokens: TokenManager;
@@ -16,20 +15,16 @@ interface IdentityClientOptions {
 }
 
 export class IdentityClient implements IdentityApi {
-  readonly #options: IdentityClientOptions;
-
-  constructor(options: IdentityClientOptions) {
-    this.#options = options;
-  }
+  constructor(private readonly options: IdentityClientOptions) {}
 
   async auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
-    const { cache } = this.#options;
+    const { cache } = this.options;
     if (cache) return cache.pages.read(cache.owner, query, call, (c) => this.measuredAuditReport(query, c));
     return (await this.measuredAuditReport(query, call)).page;
   }
 
   async measuredAuditReport(query: AuditReportQuery, call: CallOptions): Promise<MeasuredAuditPage> {
-    const { http, tokens } = this.#options;
+    const { http, tokens } = this.options;
     const { fromMillis, toMillis, objectType, action, pageSize, startIndex } = query;
     const { value: report, bodyBytes } = await http.measuredRequest(
       {
@@ -60,6 +55,6 @@ export class IdentityClient implements IdentityApi {
         'audit rows with unreadable records kept in place',
       );
     }
-    return { page: { rows }, bodyBytes, heapBytes: pageHeapBytes(bodyBytes, read) };
+    return { page: { rows }, heapBytes: pageHeapBytes(bodyBytes, read) };
   }
 }

@@ -12,7 +12,7 @@ import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { tokenResponseSchema } from './schemas.js';
 
-export interface TokenManagerOptions {
+interface TokenManagerOptions {
   readonly http: UpstreamHttp;
   readonly config: IdentityConfig;
   readonly events?: UpstreamEvents | undefined;
@@ -33,15 +33,13 @@ const MAX_TRANSIT_SKEW_MS = 5_000;
 const BACKGROUND_RETRY_PAUSE_MS = 5_000;
 
 export class TokenManager extends SharedCredential<AccessToken> {
-  readonly #options: TokenManagerOptions;
   readonly #now: () => number;
   #refreshToken: string | undefined;
   #backgroundPausedUntil = 0;
   #stats = { requests: 0, byGrant: { client_credentials: 0, refresh_token: 0 }, failures: 0 };
 
-  constructor(options: TokenManagerOptions) {
+  constructor(private readonly options: TokenManagerOptions) {
     super();
-    this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
@@ -82,7 +80,7 @@ export class TokenManager extends SharedCredential<AccessToken> {
   }
 
   #grant(grant: 'client_credentials' | 'refresh_token', log: Logger, refreshToken?: string): Promise<AccessToken> {
-    const { config, http, events } = this.#options;
+    const { config, http, events } = this.options;
     const form = new URLSearchParams({ grant_type: grant });
     if (refreshToken !== undefined) form.set('refresh_token', refreshToken);
     if (config.scope) form.set('scope', config.scope);

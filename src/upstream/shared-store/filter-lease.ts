@@ -23,12 +23,6 @@ for i = 3, #ARGV do
 end
 return ids`;
 
-export type AppendOutcome =
-  | { readonly outcome: 'appended'; readonly ids: readonly string[] }
-  /** The lease is no longer this holder's: another replica polls the filter now. */
-  | { readonly outcome: 'fenced' }
-  | { readonly outcome: 'unavailable' };
-
 export class FilterLease {
   readonly leaseKey: string;
   readonly streamKey: string;
@@ -60,12 +54,15 @@ export class FilterLease {
     await this.#store.unlock(this.leaseKey, this.#token);
   }
 
-  /** Appends `entries` if the lease is still this holder's; entries older than `keepSinceMs` (Redis's clock) may be trimmed. */
-  async append(entries: readonly string[], keepSinceMs: number): Promise<AppendOutcome> {
+  /**
+   * Appends `entries` if the lease is still this holder's (else fenced: another replica polls the filter now);
+   * entries older than `keepSinceMs` (Redis's clock) may be trimmed.
+   */
+  async append(entries: readonly string[], keepSinceMs: number) {
     const minId = `${Math.max(0, Math.floor(keepSinceMs))}-0`;
     const answer = await this.#store.script(FENCED_APPEND_SCRIPT, [this.leaseKey, this.streamKey], [this.#token, minId, ...entries]);
-    if (answer === undefined) return { outcome: 'unavailable' };
-    if (answer === null) return { outcome: 'fenced' };
-    return { outcome: 'appended', ids: answer as string[] };
+    if (answer === undefined) return { outcome: 'unavailable' } as const;
+    if (answer === null) return { outcome: 'fenced' } as const;
+    return { outcome: 'appended', ids: answer as readonly string[] } as const;
   }
 }

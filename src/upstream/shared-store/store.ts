@@ -25,20 +25,10 @@ function connect(url: string, timeoutMs: number, commandTimeout: number): Redis 
   });
 }
 
-export type LockAttempt =
-  | { readonly outcome: 'acquired'; readonly token: string }
-  | { readonly outcome: 'held' }
-  /** Redis did not answer: the caller goes on as it would without Redis. */
-  | { readonly outcome: 'unavailable' };
-
 /** A stream entry as ioredis answers it: its id, then field, value, field, value... */
 export type StreamEntry = [id: string, fields: string[]];
 
-export interface BlockingReader {
-  /** Entries after `afterId`, waiting up to the block time: [] when none came, undefined when Redis did not answer. */
-  read(key: string, afterId: string): Promise<StreamEntry[] | undefined>;
-  close(): void;
-}
+export type BlockingReader = ReturnType<SharedStore['blockingReader']>;
 
 export class SharedStore {
   readonly #client: Redis;
@@ -86,12 +76,12 @@ export class SharedStore {
     return (await this.#call((client) => client.set(key, this.seal(key, kind, payload), 'PX', ttlMs))) === 'OK';
   }
 
-  /** A short lock (`SET NX PX`): held by one process at a time, gone after `ttlMs` at the latest. */
-  async lock(key: string, ttlMs: number): Promise<LockAttempt> {
+  /** A short lock (`SET NX PX`), gone after `ttlMs` at the latest; unavailable: go on as without Redis. */
+  async lock(key: string, ttlMs: number) {
     const token = randomBytes(12).toString('base64url');
     const answer = await this.#call((client) => client.set(key, token, 'PX', ttlMs, 'NX'));
-    if (answer === 'OK') return { outcome: 'acquired', token };
-    return answer === null ? { outcome: 'held' } : { outcome: 'unavailable' };
+    if (answer === 'OK') return { outcome: 'acquired', token } as const;
+    return answer === null ? ({ outcome: 'held' } as const) : ({ outcome: 'unavailable' } as const);
   }
 
   async unlock(key: string, token: string): Promise<void> {
@@ -129,12 +119,13 @@ export class SharedStore {
   }
 
   /** A connection of its own for blocking stream reads (`XREAD BLOCK`), which would hold up the shared one. */
-  blockingReader(blockMs: number): BlockingReader {
+  blockingReader(blockMs: number) {
     const client = connect(this.#config.url, this.#config.timeoutMs, blockMs + this.#config.timeoutMs);
     // Outages are logged by the shared connection; this one only reconnects.
     client.on('error', () => undefined);
     return {
-      async read(key, afterId) {
+      /** Entries after `afterId`, waiting up to `blockMs`: [] when none came, undefined when Redis did not answer. */
+      async read(key: string, afterId: string): Promise<StreamEntry[] | undefined> {
         if (client.status !== 'ready') return undefined;
         try {
           const answer = await client.xread('COUNT', READ_COUNT, 'BLOCK', blockMs, 'STREAMS', key, afterId);
