@@ -187,6 +187,29 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
     expect(reads()[1 - holder]).toBeGreaterThan(0);
   });
 
+  it('resumes from the upstream when reading the stream fails in an unforeseen way', async () => {
+    records = [];
+    await startReplicas(2);
+    const [a0, b0, a1, b1] = [subscribe(replicas[0]!), subscribe(replicas[0]!), subscribe(replicas[1]!), subscribe(replicas[1]!)];
+    await sleep(100);
+    const before = await insert(3);
+    await allHave(before);
+    const holder = reads().findIndex((n) => n > 0);
+    const [leaving, stays] = holder === 0 ? [a0!, b0!] : [a1!, b1!];
+    const token = leaving.token!;
+    leaving.stop();
+    const after = await insert(2);
+    await allHave([...before, ...after], [stays]);
+    const resumer = replicas[1 - holder]!;
+    vi.spyOn(resumer.store, 'streamAfter').mockRejectedValue(new TypeError('unforeseen'));
+    const resumed = subscribe(resumer, token);
+    await allHave(after, [resumed]);
+    await sleep(100);
+    expect(resumed.uuids).toEqual(after);
+    expect(resumed.errors).toEqual([]);
+    expect(reads()[1 - holder]).toBeGreaterThan(0);
+  });
+
   it('hands the filter to a replica that still has subscribers when the holder has none left', async () => {
     records = [];
     await startReplicas(2);

@@ -8,10 +8,10 @@ import { createOperationDeadline } from '../../upstream/deadline.js';
 import { emit } from '../../upstream/events.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import { asGatewayError, FilterPoller } from './poller.js';
+import { FailingReads, FilterPoller } from './poller.js';
 import { digestOf, filterKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
-import { SharedFeed, StreamGap } from './shared-feed.js';
+import { SharedFeed } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
 
@@ -112,8 +112,7 @@ export class LiveAudit {
    */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
     const { now, settleMs, maxSubscriptions, maxFilters } = this.#options;
-    const identity = this.#options.identity;
-    if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
+    if (!this.#options.identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return (async function* closed() {})();
@@ -158,11 +157,7 @@ export class LiveAudit {
     if (catchUp) subscriber.hold();
     const poller = this.#pollerFor(key, filter, floor);
     poller.add(subscriber);
-    if (poller.feed && resume?.position !== undefined) {
-      void this.#catchUpFromStream(poller.feed, resume.position, subscriber).then(async (done) => {
-        if (!done) await this.#catchUp(identity, subscriber, filter, floor);
-      });
-    } else if (catchUp) void this.#catchUp(identity, subscriber, filter, floor);
+    if (catchUp) void this.#catchUp(subscriber, poller, resume?.position);
     return subscriber;
   }
 
@@ -209,16 +204,16 @@ export class LiveAudit {
     return poller;
   }
 
-  /** Catches a resume up from the filter's stream, part by part; false when the stream no longer holds the position. */
+  /** Catches a resume up from the filter's stream, part by part; false when the stream cannot give all it needs. */
   async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
     try {
       for await (const part of feed.after(position)) {
         if (subscriber.signal.aborted) return true;
         await subscriber.release(part, false);
       }
-    } catch (error) {
-      if (error instanceof StreamGap) return subscriber.signal.aborted;
-      throw error;
+    } catch {
+      // A gap in the stream, or Redis failing: the upstream holds every record, and what came twice is known.
+      return subscriber.signal.aborted;
     }
     void subscriber.release([]);
     return true;
@@ -228,11 +223,12 @@ export class LiveAudit {
    * Reads from the floor up to now, retried like a poll, then lets the live records through. A window
    * larger than a read may hold comes in parts, each read once the client has taken the one before.
    */
-  async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
-    const { now, log, pollMs, giveUpMs } = this.#options;
+  async #catchUp(subscriber: LiveSubscriber, { feed, filter }: FilterPoller, position: string | undefined) {
+    if (feed && position !== undefined && (await this.#catchUpFromStream(feed, position, subscriber))) return;
+    const { now, log, pollMs, giveUpMs, identity } = this.#options;
     const { signal } = subscriber;
-    let from = floor;
-    let failingSince: number | undefined;
+    const reads = new FailingReads(giveUpMs, now);
+    let from = subscriber.floor;
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
       if (!giveBack) return;
@@ -241,7 +237,7 @@ export class LiveAudit {
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
         const part = await readWindow({
-          identity,
+          identity: identity!,
           filter,
           fromMillis: from,
           toMillis: readAt,
@@ -253,7 +249,7 @@ export class LiveAudit {
           expiresAt: deadline.expiresAt,
           pageSize: this.#options.pageSize,
         }).finally(() => deadline.dispose());
-        failingSince = undefined;
+        reads.succeeded();
         try {
           taken = subscriber.release(part.records, part.complete);
         } finally {
@@ -265,9 +261,8 @@ export class LiveAudit {
         if (part.complete) return;
       } catch (error) {
         if (signal.aborted) return;
-        const failure = asGatewayError(error);
-        failingSince ??= readAt;
-        if (now() - failingSince >= giveUpMs) {
+        const { failure, giveUp } = reads.failed(error, readAt);
+        if (giveUp) {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the stream's error is not logged again.
           log.warn({ code: failure.code, filter }, 'live audit catch-up gave up: upstream failing');
           void subscriber.release([]);

@@ -33,6 +33,26 @@ export function asGatewayError(error: unknown): GatewayError {
   });
 }
 
+/** Reads are retried until they have failed for `giveUpMs` in a row (README: AUDIT_LIVE_GIVE_UP_MS). */
+export class FailingReads {
+  #since: number | undefined;
+
+  constructor(
+    readonly giveUpMs: number,
+    readonly now: () => number,
+  ) {}
+
+  succeeded(): void {
+    this.#since = undefined;
+  }
+
+  /** The failure of a read started at `readAt`, and whether it is time to give up. */
+  failed(error: unknown, readAt: number): { failure: GatewayError; giveUp: boolean } {
+    this.#since ??= readAt;
+    return { failure: asGatewayError(error), giveUp: this.now() - this.#since >= this.giveUpMs };
+  }
+}
+
 const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () => {} };
 
 export class FilterPoller {
@@ -43,7 +63,7 @@ export class FilterPoller {
   readonly #window: SettleWindow;
   #timer: NodeJS.Timeout | undefined;
   #abort = new AbortController();
-  #failingSince: number | undefined;
+  readonly #reads: FailingReads;
   #stopped = false;
   #polling = false;
   /** The next poll is due at once: the lease was taken while a poll was under way. */
@@ -55,6 +75,7 @@ export class FilterPoller {
     this.filter = filter;
     this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
+    this.#reads = new FailingReads(options.giveUpMs, options.now);
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
     options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
     options.feed?.onLeaseTaken(() => this.#pollNow());
@@ -111,7 +132,7 @@ export class FilterPoller {
       if (this.#stopped) return;
       // The holder reads for this replica: its records come through the stream.
       if (role === 'follower') {
-        this.#failingSince = undefined;
+        this.#reads.succeeded();
         this.#schedule();
         return;
       }
@@ -136,16 +157,15 @@ export class FilterPoller {
               });
         try {
           if (this.#stopped) return;
-          this.#failingSince = undefined;
+          this.#reads.succeeded();
           await this.#deliver(role, part.records);
         } finally {
           part.release();
         }
       } catch (error) {
         if (this.#stopped) return;
-        const failure = asGatewayError(error);
-        this.#failingSince ??= toMillis;
-        if (now() - this.#failingSince >= this.#options.giveUpMs) {
+        const { failure, giveUp } = this.#reads.failed(error, toMillis);
+        if (giveUp) {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
           log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
           markLogged(failure);
