@@ -111,8 +111,8 @@ export class LiveAudit {
    * `endIfUndrained` ends its connection should its client stop reading.
    */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
-    const { now, settleMs, maxSubscriptions, maxFilters } = this.#options;
-    if (!this.#options.identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
+    const { now, maxSubscriptions, maxFilters, identity } = this.#options;
+    if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
     if (this.#closed) return (async function* closed() {})();
@@ -135,11 +135,10 @@ export class LiveAudit {
     const since = args.since?.getTime();
     const floor = resume ? resume.floor : (since ?? start);
     const subscriber = new LiveSubscriber({
+      ...this.#options,
       filterKey: key,
       floor,
-      settleMs,
       maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
-      now,
       onClose: (closed, ending) => {
         this.#remove(closed, key, callerId);
         emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
@@ -147,8 +146,6 @@ export class LiveAudit {
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
       endIfUndrained,
-      stallMs: this.#options.stallMs,
-      endGraceMs: this.#options.endGraceMs,
     });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
