@@ -13,7 +13,7 @@ import { digestOf, filterKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
-import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './window-read.js';
 
 /** Why a subscription ended: its client left, the gateway shut down, or the code of the error that ended it. */
 export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
@@ -220,9 +220,10 @@ export class LiveAudit {
    * Reads from the floor up to now, retried like a poll, then lets the live records through. A window
    * larger than a read may hold comes in parts, each read once the client has taken the one before.
    */
-  async #catchUp(subscriber: LiveSubscriber, { feed, filter }: FilterPoller, position: string | undefined) {
+  async #catchUp(subscriber: LiveSubscriber, poller: FilterPoller, position: string | undefined) {
+    const { feed, filter } = poller;
     if (feed && position !== undefined && (await this.#catchUpFromStream(feed, position, subscriber))) return;
-    const { now, log, pollMs, giveUpMs, identity } = this.#options;
+    const { now, log, pollMs, giveUpMs } = this.#options;
     const { signal } = subscriber;
     const reads = new FailingReads(giveUpMs, now);
     let from = subscriber.floor;
@@ -233,19 +234,17 @@ export class LiveAudit {
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
-        const part = await readWindow({
-          identity: identity!,
-          filter,
-          fromMillis: from,
-          toMillis: readAt,
-          log,
-          budget: this.#readBudget,
-          // The next part reads again the instant the last one ended at.
-          known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
-          signal: deadline.signal,
-          expiresAt: deadline.expiresAt,
-          pageSize: this.#options.pageSize,
-        }).finally(() => deadline.dispose());
+        const part = await poller
+          .read({
+            fromMillis: from,
+            toMillis: readAt,
+            log,
+            // The next part reads again the instant the last one ended at.
+            known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
+            signal: deadline.signal,
+            expiresAt: deadline.expiresAt,
+          })
+          .finally(() => deadline.dispose());
         reads.succeeded();
         try {
           taken = subscriber.release(part.records, part.complete);

@@ -6,11 +6,12 @@
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { IdentityApi } from '../../upstream/types.js';
 import { SettleWindow, type LiveFilter, type LiveRecord } from './records.js';
 import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow, type ReadBudget, type WindowPart } from './window-read.js';
+import { readWindow, type ReadBudget, type WindowPart, type WindowRead } from './window-read.js';
 
 export interface PollerOptions {
   readonly identity: IdentityApi;
@@ -69,6 +70,7 @@ export class FilterPoller {
   /** The next poll is due at once: the lease was taken while a poll was under way. */
   #pollAgain = false;
   #role: FeedRole | undefined;
+  readonly #known = (record: AuditRecord) => this.#window.has(record.uuid);
   polls = 0;
 
   constructor(filter: LiveFilter, floor: number, options: PollerOptions) {
@@ -109,6 +111,12 @@ export class FilterPoller {
     this.#options.onStop(this);
   }
 
+  /** A window of this filter, as its polls and its subscribers' catch-ups read it. */
+  read(window: Pick<WindowRead, 'fromMillis' | 'toMillis' | 'log' | 'known' | 'signal' | 'expiresAt'>): Promise<WindowPart> {
+    const { identity, budget, pageSize } = this.#options;
+    return readWindow({ ...window, identity, budget, pageSize, filter: this.filter });
+  }
+
   #schedule(): void {
     this.#timer = setTimeout(() => void this.#poll(), this.#pollAgain ? 0 : this.#options.pollMs);
     this.#pollAgain = false;
@@ -141,20 +149,8 @@ export class FilterPoller {
       const toMillis = now();
       this.polls++;
       try {
-        const part =
-          fromMillis > toMillis
-            ? NOTHING_TO_READ
-            : await readWindow({
-                identity: this.#options.identity,
-                filter: this.filter,
-                fromMillis,
-                toMillis,
-                log,
-                budget: this.#options.budget,
-                known: (record) => this.#window.has(record.uuid),
-                signal: this.#abort.signal,
-                pageSize: this.#options.pageSize,
-              });
+        const window = { fromMillis, toMillis, log, known: this.#known, signal: this.#abort.signal };
+        const part = fromMillis > toMillis ? NOTHING_TO_READ : await this.read(window);
         try {
           if (this.#stopped) return;
           this.#reads.succeeded();
