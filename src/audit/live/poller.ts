@@ -79,8 +79,7 @@ export class FilterPoller {
     this.#options = options;
     this.#reads = new FailingReads(options.giveUpMs, options.now);
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
-    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
-    options.feed?.onLeaseTaken(() => this.#pollNow());
+    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records), () => this.#pollNow());
   }
 
   get feed(): SharedFeed | undefined {

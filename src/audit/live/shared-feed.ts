@@ -73,10 +73,6 @@ export class SharedFeed {
     return this.#holding ? 'holder' : 'follower';
   }
 
-  onLeaseTaken(listener: () => void): void {
-    this.#onLeaseTaken = listener;
-  }
-
   async #keepLease(): Promise<void> {
     if (!this.#options.store.isUp()) return;
     if (this.#holding) {
@@ -106,8 +102,9 @@ export class SharedFeed {
     return 'appended' as const;
   }
 
-  /** Hands `deliver` the stream's entries from `fromMillis` on (less the clock skew), until stopped. */
-  follow(fromMillis: number, deliver: (records: LiveRecord[]) => void): void {
+  /** Hands `deliver` the stream's entries from `fromMillis` on (less the clock skew) until stopped; contends for the lease meanwhile. */
+  follow(fromMillis: number, deliver: (records: LiveRecord[]) => void, onLeaseTaken: () => void): void {
+    this.#onLeaseTaken = onLeaseTaken;
     let position = `${Math.max(0, Math.floor(fromMillis - CLOCK_SKEW_MS))}-0`;
     void (async () => {
       while (!this.#stopped) {
