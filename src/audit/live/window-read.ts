@@ -9,10 +9,10 @@ import { Turns } from '../../lib/turns.js';
 import { errorForAbort } from '../../upstream/error-mapping.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../upstream/types.js';
+import { UPSTREAM_MAX_PAGE_SIZE } from '../paging/limits.js';
 import { HeapEstimate } from './heap-estimate.js';
 import { oldestFirst, toLiveRecord, type LiveFilter, type LiveRecord } from './records.js';
 
-export const UPSTREAM_PAGE_SIZE = 5000;
 /** A window not ended within this many pages is an upstream error: delivering part would skip its oldest records. */
 export const MAX_PAGES_PER_READ = 40;
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
@@ -112,7 +112,7 @@ class OldestKept {
 
 export async function readWindow(read: WindowRead): Promise<WindowPart> {
   const { fromMillis, toMillis, log } = read;
-  const pageSize = read.pageSize ?? UPSTREAM_PAGE_SIZE;
+  const pageSize = read.pageSize ?? UPSTREAM_MAX_PAGE_SIZE;
   const kept = new OldestKept(read.budget);
   const outside = { earlier: 0, later: 0 };
   let unreadable = 0;
