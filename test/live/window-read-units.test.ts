@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestOf, filterKey, oldestFirst, toLiveRecord } from '../../src/audit/live/records.js';
 import { HeapEstimate } from '../../src/audit/live/heap-estimate.js';
-import { LIVE_PAGES_IN_FLIGHT, MAX_PAGES_PER_READ, ReadBudget, readWindow, UPSTREAM_PAGE_SIZE } from '../../src/audit/live/window-read.js';
+import { UPSTREAM_MAX_PAGE_SIZE } from '../../src/audit/paging/limits.js';
+import { LIVE_PAGES_IN_FLIGHT, MAX_PAGES_PER_READ, ReadBudget, readWindow } from '../../src/audit/live/window-read.js';
 import type { AuditRecord } from '../../src/upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../src/upstream/types.js';
 import { auditRecord, fakeIdentity, memoryLogger } from './fake-identity.js';
@@ -50,8 +51,8 @@ describe('readWindow', () => {
 
     const whole = fakeIdentity([auditRecord(1, start)]);
     await readWindow({ identity: whole, budget: roomy(), filter: {}, fromMillis: start, toMillis: start, log });
-    expect(whole.queries.map((q) => q.pageSize)).toEqual([UPSTREAM_PAGE_SIZE]);
-    expect(UPSTREAM_PAGE_SIZE).toBe(5000);
+    expect(whole.queries.map((q) => q.pageSize)).toEqual([UPSTREAM_MAX_PAGE_SIZE]);
+    expect(UPSTREAM_MAX_PAGE_SIZE).toBe(5000);
   });
 
   it('delivers a record read twice across a page boundary once', async () => {

@@ -106,6 +106,21 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
   const allHave = (expected: string[], of = streams) =>
     vi.waitFor(() => of.forEach((s) => expect(s.uuids.length).toBeGreaterThanOrEqual(expected.length)), { timeout: 10_000, interval: 20 });
 
+  /** Two replicas, two subscribers each; one of the holder's leaves after `count` records, its token for the other replica. */
+  async function leaveTheHolder(count: number) {
+    records = [];
+    await startReplicas(2);
+    const [a0, b0, a1, b1] = [subscribe(replicas[0]!), subscribe(replicas[0]!), subscribe(replicas[1]!), subscribe(replicas[1]!)];
+    await sleep(100);
+    const before = await insert(count);
+    await allHave(before);
+    const holder = reads().findIndex((n) => n > 0);
+    const [leaving, stays] = holder === 0 ? [a0!, b0!] : [a1!, b1!];
+    const token = leaving.token!;
+    leaving.stop();
+    return { before, stays, token, other: replicas[1 - holder]!, otherReads: () => reads()[1 - holder] };
+  }
+
   beforeAll(() => {
     raw = new Redis(redis.url, { lazyConnect: true });
     raw.on('error', () => undefined);
@@ -140,36 +155,18 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
   });
 
   it('resumes a token of one replica on another from the stream, without reading the upstream there', async () => {
-    records = [];
-    await startReplicas(2);
-    const [a0, b0, a1, b1] = [subscribe(replicas[0]!), subscribe(replicas[0]!), subscribe(replicas[1]!), subscribe(replicas[1]!)];
-    await sleep(100);
-    const before = await insert(4);
-    await allHave(before);
-    const holder = reads().findIndex((n) => n > 0);
-    const [leaving, stays] = holder === 0 ? [a0!, b0!] : [a1!, b1!];
-    const token = leaving.token!;
-    leaving.stop();
+    const { before, stays, token, other, otherReads } = await leaveTheHolder(4);
     const after = await insert(3);
     await allHave([...before, ...after], [stays]);
-    const resumed = subscribe(replicas[1 - holder]!, token);
+    const resumed = subscribe(other, token);
     await allHave(after, [resumed]);
     await sleep(100);
     expect(resumed.uuids).toEqual(stays.uuids.slice(before.length));
-    expect(reads()[1 - holder]).toBe(0);
+    expect(otherReads()).toBe(0);
   });
 
   it('resumes from the upstream when the stream no longer holds the token\'s position', async () => {
-    records = [];
-    await startReplicas(2);
-    const [a0, b0, a1, b1] = [subscribe(replicas[0]!), subscribe(replicas[0]!), subscribe(replicas[1]!), subscribe(replicas[1]!)];
-    await sleep(100);
-    const before = await insert(3);
-    await allHave(before);
-    const holder = reads().findIndex((n) => n > 0);
-    const [leaving, stays] = holder === 0 ? [a0!, b0!] : [a1!, b1!];
-    const token = leaving.token!;
-    leaving.stop();
+    const { before, stays, token, other, otherReads } = await leaveTheHolder(3);
     // As after a restart of Redis, or a trim: the entries the token points into are gone.
     const lease = new FilterLease(replicas[0]!.store, JSON.stringify([FILTER.objectType, null]), LEASE_MS);
     await raw.connect();
@@ -180,11 +177,24 @@ describe.skipIf(skip)('live tail across replicas', { timeout: 30_000 }, () => {
     }
     const after = await insert(2);
     await allHave([...before, ...after], [stays]);
-    const resumed = subscribe(replicas[1 - holder]!, token);
+    const resumed = subscribe(other, token);
     await allHave(after, [resumed]);
     await sleep(100);
     expect(resumed.uuids).toEqual(after);
-    expect(reads()[1 - holder]).toBeGreaterThan(0);
+    expect(otherReads()).toBeGreaterThan(0);
+  });
+
+  it('resumes from the upstream when reading the stream fails in an unforeseen way', async () => {
+    const { before, stays, token, other, otherReads } = await leaveTheHolder(3);
+    const after = await insert(2);
+    await allHave([...before, ...after], [stays]);
+    vi.spyOn(other.store, 'streamAfter').mockRejectedValue(new TypeError('unforeseen'));
+    const resumed = subscribe(other, token);
+    await allHave(after, [resumed]);
+    await sleep(100);
+    expect(resumed.uuids).toEqual(after);
+    expect(resumed.errors).toEqual([]);
+    expect(otherReads()).toBeGreaterThan(0);
   });
 
   it('hands the filter to a replica that still has subscribers when the holder has none left', async () => {

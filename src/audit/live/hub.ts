@@ -8,12 +8,12 @@ import { createOperationDeadline } from '../../upstream/deadline.js';
 import { emit } from '../../upstream/events.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import { asGatewayError, FilterPoller } from './poller.js';
+import { FailingReads, FilterPoller } from './poller.js';
 import { digestOf, filterKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
-import { SharedFeed, StreamGap } from './shared-feed.js';
+import { SharedFeed } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
-import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './window-read.js';
 
 /** Why a subscription ended: its client left, the gateway shut down, or the code of the error that ended it. */
 export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
@@ -111,8 +111,7 @@ export class LiveAudit {
    * `endIfUndrained` ends its connection should its client stop reading.
    */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
-    const { now, settleMs, maxSubscriptions, maxFilters } = this.#options;
-    const identity = this.#options.identity;
+    const { now, maxSubscriptions, maxFilters, identity } = this.#options;
     if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
     const start = now();
     const { key, filter, resume } = this.#checkArgs(args, start);
@@ -136,11 +135,10 @@ export class LiveAudit {
     const since = args.since?.getTime();
     const floor = resume ? resume.floor : (since ?? start);
     const subscriber = new LiveSubscriber({
+      ...this.#options,
       filterKey: key,
       floor,
-      settleMs,
       maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
-      now,
       onClose: (closed, ending) => {
         this.#remove(closed, key, callerId);
         emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
@@ -148,8 +146,6 @@ export class LiveAudit {
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
       endIfUndrained,
-      stallMs: this.#options.stallMs,
-      endGraceMs: this.#options.endGraceMs,
     });
     this.#subscribers.add(subscriber);
     this.#byCaller.set(callerId, callerHolds + 1);
@@ -158,11 +154,7 @@ export class LiveAudit {
     if (catchUp) subscriber.hold();
     const poller = this.#pollerFor(key, filter, floor);
     poller.add(subscriber);
-    if (poller.feed && resume?.position !== undefined) {
-      void this.#catchUpFromStream(poller.feed, resume.position, subscriber).then(async (done) => {
-        if (!done) await this.#catchUp(identity, subscriber, filter, floor);
-      });
-    } else if (catchUp) void this.#catchUp(identity, subscriber, filter, floor);
+    if (catchUp) void this.#catchUp(subscriber, poller, resume?.position);
     return subscriber;
   }
 
@@ -209,16 +201,16 @@ export class LiveAudit {
     return poller;
   }
 
-  /** Catches a resume up from the filter's stream, part by part; false when the stream no longer holds the position. */
+  /** Catches a resume up from the filter's stream, part by part; false when the stream cannot give all it needs. */
   async #catchUpFromStream(feed: SharedFeed, position: string, subscriber: LiveSubscriber): Promise<boolean> {
     try {
       for await (const part of feed.after(position)) {
         if (subscriber.signal.aborted) return true;
         await subscriber.release(part, false);
       }
-    } catch (error) {
-      if (error instanceof StreamGap) return subscriber.signal.aborted;
-      throw error;
+    } catch {
+      // A gap in the stream, or Redis failing: the upstream holds every record, and what came twice is known.
+      return subscriber.signal.aborted;
     }
     void subscriber.release([]);
     return true;
@@ -228,11 +220,13 @@ export class LiveAudit {
    * Reads from the floor up to now, retried like a poll, then lets the live records through. A window
    * larger than a read may hold comes in parts, each read once the client has taken the one before.
    */
-  async #catchUp(identity: IdentityApi, subscriber: LiveSubscriber, filter: LiveFilter, floor: number) {
+  async #catchUp(subscriber: LiveSubscriber, poller: FilterPoller, position: string | undefined) {
+    const { feed, filter } = poller;
+    if (feed && position !== undefined && (await this.#catchUpFromStream(feed, position, subscriber))) return;
     const { now, log, pollMs, giveUpMs } = this.#options;
     const { signal } = subscriber;
-    let from = floor;
-    let failingSince: number | undefined;
+    const reads = new FailingReads(giveUpMs, now);
+    let from = subscriber.floor;
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
       if (!giveBack) return;
@@ -240,20 +234,18 @@ export class LiveAudit {
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
-        const part = await readWindow({
-          identity,
-          filter,
-          fromMillis: from,
-          toMillis: readAt,
-          log,
-          budget: this.#readBudget,
-          // The next part reads again the instant the last one ended at.
-          known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
-          signal: deadline.signal,
-          expiresAt: deadline.expiresAt,
-          pageSize: this.#options.pageSize,
-        }).finally(() => deadline.dispose());
-        failingSince = undefined;
+        const part = await poller
+          .read({
+            fromMillis: from,
+            toMillis: readAt,
+            log,
+            // The next part reads again the instant the last one ended at.
+            known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
+            signal: deadline.signal,
+            expiresAt: deadline.expiresAt,
+          })
+          .finally(() => deadline.dispose());
+        reads.succeeded();
         try {
           taken = subscriber.release(part.records, part.complete);
         } finally {
@@ -265,9 +257,8 @@ export class LiveAudit {
         if (part.complete) return;
       } catch (error) {
         if (signal.aborted) return;
-        const failure = asGatewayError(error);
-        failingSince ??= readAt;
-        if (now() - failingSince >= giveUpMs) {
+        const { failure, giveUp } = reads.failed(error, readAt);
+        if (giveUp) {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the stream's error is not logged again.
           log.warn({ code: failure.code, filter }, 'live audit catch-up gave up: upstream failing');
           void subscriber.release([]);

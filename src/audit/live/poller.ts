@@ -6,11 +6,12 @@
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { IdentityApi } from '../../upstream/types.js';
 import { SettleWindow, type LiveFilter, type LiveRecord } from './records.js';
 import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow, type ReadBudget, type WindowPart } from './window-read.js';
+import { readWindow, type ReadBudget, type WindowPart, type WindowRead } from './window-read.js';
 
 export interface PollerOptions {
   readonly identity: IdentityApi;
@@ -33,6 +34,26 @@ export function asGatewayError(error: unknown): GatewayError {
   });
 }
 
+/** Reads are retried until they have failed for `giveUpMs` in a row (README: AUDIT_LIVE_GIVE_UP_MS). */
+export class FailingReads {
+  #since: number | undefined;
+
+  constructor(
+    readonly giveUpMs: number,
+    readonly now: () => number,
+  ) {}
+
+  succeeded(): void {
+    this.#since = undefined;
+  }
+
+  /** The failure of a read started at `readAt`, and whether it is time to give up. */
+  failed(error: unknown, readAt: number): { failure: GatewayError; giveUp: boolean } {
+    this.#since ??= readAt;
+    return { failure: asGatewayError(error), giveUp: this.now() - this.#since >= this.giveUpMs };
+  }
+}
+
 const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () => {} };
 
 export class FilterPoller {
@@ -43,21 +64,22 @@ export class FilterPoller {
   readonly #window: SettleWindow;
   #timer: NodeJS.Timeout | undefined;
   #abort = new AbortController();
-  #failingSince: number | undefined;
+  readonly #reads: FailingReads;
   #stopped = false;
   #polling = false;
   /** The next poll is due at once: the lease was taken while a poll was under way. */
   #pollAgain = false;
   #role: FeedRole | undefined;
+  readonly #known = (record: AuditRecord) => this.#window.has(record.uuid);
   polls = 0;
 
   constructor(filter: LiveFilter, floor: number, options: PollerOptions) {
     this.filter = filter;
     this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
+    this.#reads = new FailingReads(options.giveUpMs, options.now);
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
-    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records));
-    options.feed?.onLeaseTaken(() => this.#pollNow());
+    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records), () => this.#pollNow());
   }
 
   get feed(): SharedFeed | undefined {
@@ -88,6 +110,12 @@ export class FilterPoller {
     this.#options.onStop(this);
   }
 
+  /** A window of this filter, as its polls and its subscribers' catch-ups read it. */
+  read(window: Pick<WindowRead, 'fromMillis' | 'toMillis' | 'log' | 'known' | 'signal' | 'expiresAt'>): Promise<WindowPart> {
+    const { identity, budget, pageSize } = this.#options;
+    return readWindow({ ...window, identity, budget, pageSize, filter: this.filter });
+  }
+
   #schedule(): void {
     this.#timer = setTimeout(() => void this.#poll(), this.#pollAgain ? 0 : this.#options.pollMs);
     this.#pollAgain = false;
@@ -111,7 +139,7 @@ export class FilterPoller {
       if (this.#stopped) return;
       // The holder reads for this replica: its records come through the stream.
       if (role === 'follower') {
-        this.#failingSince = undefined;
+        this.#reads.succeeded();
         this.#schedule();
         return;
       }
@@ -120,32 +148,19 @@ export class FilterPoller {
       const toMillis = now();
       this.polls++;
       try {
-        const part =
-          fromMillis > toMillis
-            ? NOTHING_TO_READ
-            : await readWindow({
-                identity: this.#options.identity,
-                filter: this.filter,
-                fromMillis,
-                toMillis,
-                log,
-                budget: this.#options.budget,
-                known: (record) => this.#window.has(record.uuid),
-                signal: this.#abort.signal,
-                pageSize: this.#options.pageSize,
-              });
+        const window = { fromMillis, toMillis, log, known: this.#known, signal: this.#abort.signal };
+        const part = fromMillis > toMillis ? NOTHING_TO_READ : await this.read(window);
         try {
           if (this.#stopped) return;
-          this.#failingSince = undefined;
+          this.#reads.succeeded();
           await this.#deliver(role, part.records);
         } finally {
           part.release();
         }
       } catch (error) {
         if (this.#stopped) return;
-        const failure = asGatewayError(error);
-        this.#failingSince ??= toMillis;
-        if (now() - this.#failingSince >= this.#options.giveUpMs) {
+        const { failure, giveUp } = this.#reads.failed(error, toMillis);
+        if (giveUp) {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
           log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poller gave up: upstream failing');
           markLogged(failure);

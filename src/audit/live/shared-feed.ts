@@ -37,6 +37,9 @@ const BATCH = 500;
  */
 const CLOCK_SKEW_MS = 60_000;
 
+/** The stream no longer holds what a resume needs: it is read from the upstream instead. */
+const streamGap = () => new Error('the live audit stream does not hold the position asked');
+
 /** As (milliseconds, sequence). */
 function compareStreamIds(a: string, b: string): number {
   const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
@@ -70,10 +73,6 @@ export class SharedFeed {
     return this.#holding ? 'holder' : 'follower';
   }
 
-  onLeaseTaken(listener: () => void): void {
-    this.#onLeaseTaken = listener;
-  }
-
   async #keepLease(): Promise<void> {
     if (!this.#options.store.isUp()) return;
     if (this.#holding) {
@@ -103,8 +102,9 @@ export class SharedFeed {
     return 'appended' as const;
   }
 
-  /** Hands `deliver` the stream's entries from `fromMillis` on (less the clock skew), until stopped. */
-  follow(fromMillis: number, deliver: (records: LiveRecord[]) => void): void {
+  /** Hands `deliver` the stream's entries from `fromMillis` on (less the clock skew) until stopped; contends for the lease meanwhile. */
+  follow(fromMillis: number, deliver: (records: LiveRecord[]) => void, onLeaseTaken: () => void): void {
+    this.#onLeaseTaken = onLeaseTaken;
     let position = `${Math.max(0, Math.floor(fromMillis - CLOCK_SKEW_MS))}-0`;
     void (async () => {
       while (!this.#stopped) {
@@ -125,15 +125,15 @@ export class SharedFeed {
     this.#keeping.unref();
   }
 
-  /** The entries after `position`, in batches; StreamGap when the stream no longer holds it or Redis does not answer. */
+  /** The entries after `position`, in batches; a stream gap when the stream no longer holds it or Redis does not answer. */
   async *after(position: string): AsyncGenerator<LiveRecord[], void, undefined> {
     const { store } = this.#options;
     const first = await store.streamFirstId(this.streamKey);
-    if (!first || compareStreamIds(first, position) > 0) throw new StreamGap();
+    if (!first || compareStreamIds(first, position) > 0) throw streamGap();
     let from = position;
     for (;;) {
       const entries = await store.streamAfter(this.streamKey, from, BATCH);
-      if (entries === undefined) throw new StreamGap();
+      if (entries === undefined) throw streamGap();
       if (entries.length === 0) return;
       from = entries.at(-1)![0];
       yield this.#decode(entries);
@@ -173,13 +173,5 @@ export class SharedFeed {
     this.#reader.close();
     if (this.#holding) void this.#lease.release();
     this.#holding = false;
-  }
-}
-
-/** The stream no longer holds what a resume needs: it is read from the upstream instead. */
-export class StreamGap extends Error {
-  constructor() {
-    super('the live audit stream does not hold the position asked');
-    this.name = 'StreamGap';
   }
 }

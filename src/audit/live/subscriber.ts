@@ -142,13 +142,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#pending.clear();
     this.#lastPull = performance.now();
     setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
-    this.end(
-      new GatewayError(
-        'RATE_LIMITED',
-        'The subscription was ended because the client did not keep up with the records it was sent.',
-        { queued: this.#options.maxBuffered },
-      ),
-    );
+    const message = 'The subscription was ended because the client did not keep up with the records it was sent.';
+    this.end(new GatewayError('RATE_LIMITED', message, { queued: this.#options.maxBuffered }));
   }
 
   #detach(): void {

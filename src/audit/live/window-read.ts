@@ -9,10 +9,10 @@ import { Turns } from '../../lib/turns.js';
 import { errorForAbort } from '../../upstream/error-mapping.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { AuditRowResult, IdentityApi } from '../../upstream/types.js';
+import { UPSTREAM_MAX_PAGE_SIZE } from '../paging/limits.js';
 import { HeapEstimate } from './heap-estimate.js';
 import { oldestFirst, toLiveRecord, type LiveFilter, type LiveRecord } from './records.js';
 
-export const UPSTREAM_PAGE_SIZE = 5000;
 /** A window not ended within this many pages is an upstream error: delivering part would skip its oldest records. */
 export const MAX_PAGES_PER_READ = 40;
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
@@ -111,7 +111,8 @@ class OldestKept {
 }
 
 export async function readWindow(read: WindowRead): Promise<WindowPart> {
-  const pageSize = read.pageSize ?? UPSTREAM_PAGE_SIZE;
+  const { fromMillis, toMillis, log } = read;
+  const pageSize = read.pageSize ?? UPSTREAM_MAX_PAGE_SIZE;
   const kept = new OldestKept(read.budget);
   const outside = { earlier: 0, later: 0 };
   let unreadable = 0;
@@ -125,27 +126,14 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
       if (!giveBack) throw errorForAbort('identity', read.signal!, 'live-audit-read-turn');
       let rows: readonly AuditRowResult[];
       try {
-        ({ rows } = await read.identity.auditReport(
-          {
-            fromMillis: read.fromMillis,
-            toMillis: read.toMillis,
-            objectType: read.filter.objectType,
-            action: read.filter.action,
-            pageSize,
-            startIndex: page * pageSize,
-          },
-          {
-            log: read.log,
-            ...(read.signal ? { signal: read.signal } : {}),
-            ...(read.expiresAt === undefined ? {} : { expiresAt: read.expiresAt }),
-          },
-        ));
+        const query = { ...read.filter, fromMillis, toMillis, pageSize, startIndex: page * pageSize };
+        ({ rows } = await read.identity.auditReport(query, { log, signal: read.signal, expiresAt: read.expiresAt }));
         const fresh: AuditRecord[] = [];
         for (const row of rows) {
           if (!row.ok) unreadable++;
           // A record stamped outside the window is delivered by the read whose window holds it.
-          else if (row.record.timestamp < read.fromMillis) outside.earlier++;
-          else if (row.record.timestamp > read.toMillis) outside.later++;
+          else if (row.record.timestamp < fromMillis) outside.earlier++;
+          else if (row.record.timestamp > toMillis) outside.later++;
           else if (!read.known?.(row.record)) fresh.push(row.record);
         }
         kept.add(fresh);
@@ -159,12 +147,9 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
     throw error;
   }
   // An unreadable row has no uuid or time to deliver it by; the identity client logged why.
-  if (unreadable > 0) read.log.warn({ unreadable }, 'live audit rows skipped: records unreadable');
+  if (unreadable > 0) log.warn({ unreadable }, 'live audit rows skipped: records unreadable');
   if (outside.earlier + outside.later > 0) {
-    read.log.warn(
-      { ...outside, fromMillis: read.fromMillis, toMillis: read.toMillis },
-      'live audit rows skipped: stamped outside the window read',
-    );
+    log.warn({ ...outside, fromMillis, toMillis }, 'live audit rows skipped: stamped outside the window read');
   }
   if (!kept.complete) {
     // Other reads hold the whole budget: this one kept nothing, and is retried as a failed read.
@@ -173,7 +158,7 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
         limitBytes: read.budget.max,
       });
     }
-    read.log.info({ records: kept.size, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
+    log.info({ records: kept.size, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
   }
   return { records: kept.records(), complete: kept.complete, release: () => kept.release() };
 }
