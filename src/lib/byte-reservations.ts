@@ -16,12 +16,6 @@ export class ByteReservations {
     return this.#reserved;
   }
 
-  /** Reserves `bytes` (a length known in advance) until the returned release is called; undefined: over the bound. */
-  reserve(bytes: number): (() => void) | undefined {
-    const holding = this.holding();
-    return holding.add(bytes) ? () => holding.release() : undefined;
-  }
-
   /** A reservation that grows or shrinks with what it holds; it counts once past `smallBytes`, then all of it. */
   holding(): ByteHolding {
     return new ByteHolding(this);

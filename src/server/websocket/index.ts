@@ -1,7 +1,4 @@
-/**
- * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Each handshake and operation
- * is the POST the client would have sent, run through yoga.fetch with the connection's credentials and trace context.
- */
+/** GraphQL over WebSocket: each handshake and operation runs through yoga.fetch as the POST the client would have sent. */
 import type { IncomingMessage, Server } from 'node:http';
 import { GraphQLError, parse, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
