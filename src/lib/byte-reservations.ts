@@ -1,7 +1,4 @@
-/**
- * Bytes held at once by many holders, up to a bound; one that would pass it is refused, never made to wait.
- * Holders of up to `smallBytes` count nothing: what bounds their number (connections) bounds what they hold.
- */
+/** Bytes held at once by many holders, up to a bound: one that would pass it is refused, never made to wait. */
 import type { IncomingMessage } from 'node:http';
 
 export class ByteReservations {
