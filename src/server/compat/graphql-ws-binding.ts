@@ -1,7 +1,4 @@
-/**
- * graphql-ws on ws, in place of graphql-ws 6.4's `useServer`, which echoes each ping's payload and queues without bound
- * for a client that never reads: here a pong is bare and at most one waits, and a socket past its queue bound is closed.
- */
+/** graphql-ws on ws in place of graphql-ws 6.4's `useServer`, which echoes ping payloads and queues without bound. */
 import type { IncomingMessage } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
