@@ -125,7 +125,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const wsServer = serveGraphqlWs<Record<string, unknown>>(
     { server, path: '/graphql', maxPayload: options.maxPayloadBytes },
     {
-      ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}),
+      connectionInitWaitTimeout: options.connectionInitWaitTimeout,
       execute: settledAnswer,
       subscribe: settledAnswer,
       onConnect: async (ctx) => {
