@@ -1,12 +1,14 @@
 /** Demo mode: the embedded simulator serves both upstreams on a loopback port. */
 import type { Config } from './lib/config.js';
 import type { ExampleSessionIds } from './gateway/examples/index.js';
-import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator, type Simulator } from '#simulator';
+import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator } from '#simulator';
 
 /** The simulator's seeded sessions the update-session examples open on in demo mode. */
 export const demoSessionIds: ExampleSessionIds = Object.freeze({ withFiles: SESSION_IDS.mixed, ready: SESSION_IDS.ready });
 
-export async function startDemoUpstreams(config: Config): Promise<{ config: Config; simulator: Simulator }> {
+export type DemoUpstreams = Awaited<ReturnType<typeof startDemoUpstreams>>;
+
+export async function startDemoUpstreams(config: Config) {
   const simulator = await startSimulator({
     host: '127.0.0.1',
     port: config.simulatorPort,
@@ -15,7 +17,8 @@ export async function startDemoUpstreams(config: Config): Promise<{ config: Conf
   });
   return {
     simulator,
-    config: Object.freeze({
+    exampleSessionIds: demoSessionIds,
+    config: Object.freeze<Config>({
       ...config,
       identity: Object.freeze({
         baseUrl: simulator.url,

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './lib/config.js';
 import { createGatewayServer } from './server/http-server.js';
-import type { ExampleSessionIds } from './gateway/examples/index.js';
+import type { DemoUpstreams } from './demo.js';
 
 /** Start-up refusals: one line on stderr, exit code 1, no stack. */
 function refuse(message: string): never {
@@ -46,18 +46,15 @@ async function main() {
     () => server.address() as AddressInfo,
     (error: NodeJS.ErrnoException) => refuse(`Cannot start the gateway: ${listenProblem(error, 'PORT', config.port, config.host)}`),
   );
-  let closeSimulator = async () => {};
-  let exampleSessionIds: ExampleSessionIds | undefined;
+  let demo: DemoUpstreams | undefined;
   if (config.mode === 'demo') {
     // A taken PORT is the one thing said, before any simulator starts or logs.
     await listening;
-    const { demoSessionIds, startDemoUpstreams } = await import('./demo.js');
-    const demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
+    const { startDemoUpstreams } = await import('./demo.js');
+    demo = await startDemoUpstreams(config).catch((error: NodeJS.ErrnoException) =>
       refuse(`Cannot start the demo simulator: ${listenProblem(error, 'SIMULATOR_PORT', config.simulatorPort, '127.0.0.1')}`),
     );
     config = demo.config;
-    exampleSessionIds = demoSessionIds;
-    closeSimulator = () => demo.simulator.close();
     log.warn(
       { simulator: demo.simulator.url },
       `DEMO MODE: no upstream URL is configured, so both upstreams are served by the embedded simulator at ${demo.simulator.url} ` +
@@ -83,7 +80,7 @@ async function main() {
     import('./gateway/yoga.js'),
     import('./server/compat/node-listener.js'),
   ]);
-  const examples = exampleOperations(exampleSessionIds);
+  const examples = exampleOperations(demo?.exampleSessionIds);
   const metrics = createMetrics();
   registerMetrics(metrics.registry);
   // ioredis is loaded only when replicas share state.
@@ -120,7 +117,7 @@ async function main() {
     await upstreams.close();
     await sharedStore?.close();
     await tracing?.shutdown();
-    await closeSimulator();
+    await demo?.simulator.close();
     log.info('stopped');
     process.exit(0);
   };
@@ -137,7 +134,6 @@ async function main() {
     setTimeout(() => {
       log.info('draining: listener closed, finishing in-flight requests');
       server.close(() => void stop());
-      server.closeIdleConnections();
       // A connection busy at close() becomes idle after its (connection: close) answer.
       setInterval(() => server.closeIdleConnections(), 50).unref();
       setTimeout(() => {

@@ -1,7 +1,4 @@
-/**
- * Bytes held at once by many holders, up to a bound; one that would pass it is refused, never made to wait.
- * Holders of up to `smallBytes` count nothing: what bounds their number (connections) bounds what they hold.
- */
+/** Bytes held at once by many holders, up to a bound: one that would pass it is refused, never made to wait. */
 import type { IncomingMessage } from 'node:http';
 
 export class ByteReservations {
@@ -14,12 +11,6 @@ export class ByteReservations {
 
   get bytes(): number {
     return this.#reserved;
-  }
-
-  /** Reserves `bytes` (a length known in advance) until the returned release is called; undefined: over the bound. */
-  reserve(bytes: number): (() => void) | undefined {
-    const holding = this.holding();
-    return holding.add(bytes) ? () => holding.release() : undefined;
   }
 
   /** A reservation that grows or shrinks with what it holds; it counts once past `smallBytes`, then all of it. */

@@ -124,6 +124,10 @@ function crossChecks(source: NodeJS.ProcessEnv): string[] {
   return problems;
 }
 
+/** A frozen section made from the variable that enables it, or undefined when that variable is unset. */
+const section = <V, T extends object>(value: V | undefined, make: (value: V) => T) =>
+  value ? Object.freeze(make(value)) : undefined;
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   const parsed = environmentSchema.safeParse(source);
   const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []), ...crossChecks(source)];
@@ -142,23 +146,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     host: env.HOST,
     mode,
     /** Undefined: that upstream is disabled (upstream mode) or not yet started (demo mode). */
-    identity: env.IDENTITY_BASE_URL
-      ? Object.freeze({
-          baseUrl: env.IDENTITY_BASE_URL,
-          clientId: env.IDENTITY_CLIENT_ID!,
-          clientSecret: env.IDENTITY_CLIENT_SECRET!,
-          scope: env.IDENTITY_TOKEN_SCOPE,
-        })
-      : undefined,
-    contentLibrary: env.CONTENT_LIBRARY_URL
-      ? Object.freeze({
-          url: env.CONTENT_LIBRARY_URL,
-          vendor: env.CONTENT_LIBRARY_VENDOR,
-          credentials: env.CONTENT_LIBRARY_USERNAME
-            ? Object.freeze({ username: env.CONTENT_LIBRARY_USERNAME, password: env.CONTENT_LIBRARY_PASSWORD! })
-            : undefined,
-        })
-      : undefined,
+    identity: section(env.IDENTITY_BASE_URL, (baseUrl) => ({
+      baseUrl,
+      clientId: env.IDENTITY_CLIENT_ID!,
+      clientSecret: env.IDENTITY_CLIENT_SECRET!,
+      scope: env.IDENTITY_TOKEN_SCOPE,
+    })),
+    contentLibrary: section(env.CONTENT_LIBRARY_URL, (url) => ({
+      url,
+      vendor: env.CONTENT_LIBRARY_VENDOR,
+      credentials: section(env.CONTENT_LIBRARY_USERNAME, (username) => ({ username, password: env.CONTENT_LIBRARY_PASSWORD! })),
+    })),
     contentLibraryVendor: env.CONTENT_LIBRARY_VENDOR,
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -169,31 +167,25 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     apiKeys: Object.freeze([...env.GATEWAY_API_KEYS]),
     allowAnonymous: env.GATEWAY_ALLOW_ANONYMOUS || mode === 'demo',
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
-    jwt: env.GATEWAY_JWT_JWKS_URL
-      ? Object.freeze({
-          jwksUrl: env.GATEWAY_JWT_JWKS_URL,
-          ...(env.GATEWAY_JWT_ISSUER ? { issuer: env.GATEWAY_JWT_ISSUER } : {}),
-          ...(env.GATEWAY_JWT_AUDIENCE ? { audience: env.GATEWAY_JWT_AUDIENCE } : {}),
-          requireExp: env.GATEWAY_JWT_REQUIRE_EXP,
-        })
-      : undefined,
+    jwt: section(env.GATEWAY_JWT_JWKS_URL, (jwksUrl) => ({
+      jwksUrl,
+      ...(env.GATEWAY_JWT_ISSUER ? { issuer: env.GATEWAY_JWT_ISSUER } : {}),
+      ...(env.GATEWAY_JWT_AUDIENCE ? { audience: env.GATEWAY_JWT_AUDIENCE } : {}),
+      requireExp: env.GATEWAY_JWT_REQUIRE_EXP,
+    })),
     corsOrigins: Object.freeze([...env.CORS_ORIGINS]),
     /** A local front end (a dev server on another port) can try the demo without configuration. */
     corsLoopbackOrigins: mode === 'demo' && env.CORS_ORIGINS.length === 0,
     /** Key holders may introspect in upstream mode (GraphiQL's docs work for them), everyone in the demo. */
     introspection: env.GRAPHQL_INTROSPECTION ?? (mode === 'demo' ? 'all' : 'authenticated'),
-    persistedOperations: env.PERSISTED_OPERATIONS_FILE
-      ? Object.freeze({ file: env.PERSISTED_OPERATIONS_FILE, only: env.PERSISTED_OPERATIONS_ONLY })
-      : undefined,
+    persistedOperations: section(env.PERSISTED_OPERATIONS_FILE, (file) => ({ file, only: env.PERSISTED_OPERATIONS_ONLY })),
     maxRequestBytes: env.MAX_REQUEST_BYTES,
     connections: Object.freeze({
       maxConnections: env.MAX_CONNECTIONS,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       maxRequestBytesInFlight: env.MAX_REQUEST_BYTES_IN_FLIGHT,
     }),
-    tracing: env.OTEL_EXPORTER_OTLP_ENDPOINT
-      ? Object.freeze({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME })
-      : undefined,
+    tracing: section(env.OTEL_EXPORTER_OTLP_ENDPOINT, (endpoint) => ({ endpoint, serviceName: env.OTEL_SERVICE_NAME })),
     auditCacheMaxBytes: env.AUDIT_CACHE_MAX_BYTES,
     auditCacheSettleMs: env.AUDIT_CACHE_SETTLE_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
@@ -210,14 +202,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     }),
     demoEventIntervalMs: env.DEMO_EVENT_INTERVAL_MS,
     /** Undefined: each process keeps its own state. */
-    redis: env.REDIS_URL
-      ? Object.freeze({
-          url: env.REDIS_URL,
-          keyPrefix: env.REDIS_KEY_PREFIX,
-          timeoutMs: env.REDIS_TIMEOUT_MS,
-          liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
-        })
-      : undefined,
+    redis: section(env.REDIS_URL, (url) => ({
+      url,
+      keyPrefix: env.REDIS_KEY_PREFIX,
+      timeoutMs: env.REDIS_TIMEOUT_MS,
+      liveLeaseMs: env.AUDIT_LIVE_LEASE_MS,
+    })),
     logLevel: env.LOG_LEVEL,
   });
 }

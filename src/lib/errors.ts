@@ -32,9 +32,8 @@ export class GatewayError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly detail?: Record<string, unknown>,
-    options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message);
     this.name = 'GatewayError';
   }
 }
@@ -53,9 +52,8 @@ export class UpstreamError extends GatewayError {
     readonly service: UpstreamService,
     message: string,
     detail?: Record<string, unknown>,
-    options?: ErrorOptions,
   ) {
-    super(code, message, { service, ...detail }, options);
+    super(code, message, { service, ...detail });
     this.name = 'UpstreamError';
   }
 }

@@ -1,7 +1,4 @@
-/**
- * Requests refused before Yoga sees them (Node's parser errors, a URL that cannot be read): Node's status,
- * with a JSON BAD_REQUEST error instead of Node's empty body.
- */
+/** Requests refused before Yoga sees them: Node's status, with a JSON BAD_REQUEST error instead of an empty body. */
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
@@ -68,10 +65,7 @@ export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMi
 
 export const answerBadRequest = (response: ServerResponse, message: string) => answerJson(response, 400, errorBody(message, 'BAD_REQUEST'));
 
-/**
- * Writes a last answer and closes the connection, reading and dropping what the client sends meanwhile (unread
- * bytes would reset the answer away); destroyed once the client closes its side, or a second later.
- */
+/** Writes a last answer and closes, dropping what the client sends meanwhile: unread bytes would reset the answer. */
 export function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => socket.destroy());
   socket.end(answer);

@@ -1,11 +1,8 @@
-/**
- * The HTTP server and the bounds on what callers hold open: receive timeouts (408), a connection cap (503 unread),
- * and the memory budget a request holds from arrival until its answer has left; a WebSocket message counts as a body.
- */
+/** The HTTP server and the bounds on what callers hold open: receive timeouts (408), a connection cap, a memory budget. */
 import { createServer, ServerResponse, type IncomingMessage, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type LabelValues, type Registry } from 'prom-client';
 import { createMemoryBudget, holdForRequest, type ByteHolding, type ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
@@ -20,14 +17,12 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REFUSALS_AT_ONCE = 256;
 const RETRY_AFTER = { 'retry-after': '1' };
 const WARNING_INTERVAL_MS = 60_000;
-/** How long a WebSocket closed for its message stays open, for the client to read the close frame. */
-const CLOSE_GRACE_MS = 1000;
 const busyBody = (message: string) => errorBody(message, 'RATE_LIMITED');
 const CONNECTIONS_BUSY = rawAnswer(503, busyBody('The gateway has too many open connections; retry later.'), RETRY_AFTER);
 const BODIES_BUSY = busyBody('The gateway holds too many requests at once; retry later.');
 
-/** One warning for a burst of events: the first at once, the ones after it at most once per interval, as a count. */
-function rateLimitedWarning(write: (count: number) => void): () => void {
+/** Counts each event; one warning for a burst: the first at once, the ones after it at most once per interval, as a count. */
+function countedWarning(counter: Counter, write: (count: number) => void): (labels?: LabelValues<string>) => void {
   let pending = 0;
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -37,7 +32,8 @@ function rateLimitedWarning(write: (count: number) => void): () => void {
     pending = 0;
     timer = setTimeout(flush, WARNING_INTERVAL_MS).unref();
   };
-  return () => {
+  return (labels = {}) => {
+    counter.inc(labels);
     pending += 1;
     if (!timer) flush();
   };
@@ -125,29 +121,21 @@ export function createGatewayServer(
   for (const reason of ['limit', 'flood']) refusedConnections.inc({ reason }, 0);
   refusedRequests.inc({ reason: 'bytes_in_flight' }, 0);
 
-  const connectionWarning = rateLimitedWarning((refused) =>
+  const refusedConnection = countedWarning(refusedConnections, (refused) =>
     log.warn({ refused, maxConnections: limits.maxConnections }, 'connection limit reached: new connections are answered 503'),
   );
-  const bodiesWarning = rateLimitedWarning((refused) =>
+  const refusedBytes = countedWarning(refusedRequests, (refused) =>
     log.warn(
       { refused, maxRequestBytesInFlight: limits.maxRequestBytesInFlight },
       'memory budget at its limit: requests with a body are answered 503, WebSockets sending a message are closed',
     ),
   );
-  const timeoutWarning = rateLimitedWarning((timedOut) =>
+  const timedOut = countedWarning(timeouts, (timedOut) =>
     log.info(
       { timedOut, headersTimeoutMs: headersTimeout, requestTimeoutMs: limits.requestTimeoutMs },
       'requests or WebSocket messages did not arrive in time: answered 408 or closed',
     ),
   );
-  const refusedBytes = () => {
-    refusedRequests.inc({ reason: 'bytes_in_flight' });
-    bodiesWarning();
-  };
-  const timedOut = () => {
-    timeouts.inc();
-    timeoutWarning();
-  };
 
   // Every admitted connection goes to Node's HTTP connection handling; a refused one never does.
   let open = 0;
@@ -155,8 +143,7 @@ export function createGatewayServer(
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     if (open >= limits.maxConnections) {
-      refusedConnections.inc({ reason: 'limit' });
-      connectionWarning();
+      refusedConnection({ reason: 'limit' });
       answerAndClose(socket, CONNECTIONS_BUSY);
       return;
     }
@@ -168,10 +155,7 @@ export function createGatewayServer(
     });
     for (const listener of httpConnection) listener.call(server, socket);
   });
-  server.on('drop', () => {
-    refusedConnections.inc({ reason: 'flood' });
-    connectionWarning();
-  });
+  server.on('drop', () => refusedConnection({ reason: 'flood' }));
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const urlProblem = requestUrlProblem(request);
@@ -187,7 +171,7 @@ export function createGatewayServer(
     // The request's share of the budget, held until its answer has left or the connection is gone.
     const holding = reservations.holding();
     if (!holding.add(request.complete ? 0 : bodyBytes(request, limits.maxRequestBytes))) {
-      refusedBytes();
+      refusedBytes({ reason: 'bytes_in_flight' });
       answerJson(response, 503, BODIES_BUSY, RETRY_AFTER);
       return;
     }
@@ -202,21 +186,19 @@ export function createGatewayServer(
   });
 
   const watchWebSocket = (webSocket: WebSocket, { socket }: IncomingMessage): void => {
-    let release: (() => void) | undefined;
+    const message = reservations.holding();
     let overdue: NodeJS.Timeout | undefined;
     let closing = false;
     const messageOver = () => {
-      release?.();
-      release = undefined;
+      message.resize(0);
       clearTimeout(overdue);
       overdue = undefined;
     };
     const close = (code: number, reason: string) => {
       closing = true;
       messageOver();
-      // The client's answer to the close frame is not handed to ws: the socket goes once the client could read it.
+      // The client's answer to the close frame is not handed to ws: ws's closeTimeout ends the socket.
       webSocket.close(code, reason);
-      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
     };
     const frames = new ClientFrames({
       started(announced) {
@@ -224,9 +206,8 @@ export function createGatewayServer(
         if (announced !== undefined && announced > limits.maxRequestBytes) {
           return close(1009, `A message may be at most ${limits.maxRequestBytes} bytes long.`);
         }
-        release = reservations.reserve(Math.min(announced ?? limits.maxRequestBytes, limits.maxRequestBytes));
-        if (release) return;
-        refusedBytes();
+        if (message.resize(Math.min(announced ?? limits.maxRequestBytes, limits.maxRequestBytes))) return;
+        refusedBytes({ reason: 'bytes_in_flight' });
         close(1013, 'The gateway is receiving too many messages at once; retry later.');
       },
       ended: messageOver,

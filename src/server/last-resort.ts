@@ -1,7 +1,4 @@
-/**
- * What the process does with an error nothing else handled (a bug): an unhandled rejection is logged at fatal and
- * the gateway serves on (its request is already over); an uncaught exception may leave state half-updated: exit 1.
- */
+/** A bug nothing handled: a rejection is logged and serving goes on; an uncaught exception may leave state half-updated. */
 import type { Logger } from '../lib/logger.js';
 import { currentRequestId } from '../gateway/plugins/http/request-id.js';
 

@@ -178,7 +178,8 @@ describe('readWindow within its memory bound', () => {
     // Another read holds all but the first page's room: the second page is kept in place of the first's
     // newest (r5 left out, r6 with it); then the other read lets go.
     const blocker = limit - first - other;
-    const releaseBlocker = budget.reserve(blocker)!;
+    const blocking = budget.holding();
+    expect(blocking.add(blocker)).toBe(true);
     const pages: AuditRowResult[][] = [
       [{ ok: true, record: r(6) }, { ok: true, record: r(5) }],
       [{ ok: true, record: r(4) }, { ok: true, record: r(3) }],
@@ -189,7 +190,7 @@ describe('readWindow within its memory bound', () => {
     const identity: IdentityApi = {
       auditReport: async (query) => {
         const page = query.startIndex / 2;
-        if (page === 2) releaseBlocker();
+        if (page === 2) blocking.release();
         return { rows: pages[page]! };
       },
     };

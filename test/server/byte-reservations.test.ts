@@ -6,41 +6,44 @@
 import { describe, expect, it } from 'vitest';
 import { ByteReservations } from '../../src/lib/byte-reservations.js';
 
-describe('a reservation of a known length', () => {
+describe('a holding of a known length', () => {
   it('holds its bytes until released, and is refused, holding nothing, when it would pass the bound', () => {
     const reservations = new ByteReservations(100);
-    const first = reservations.reserve(60);
-    expect(first).toBeTypeOf('function');
+    const first = reservations.holding();
+    expect(first.add(60)).toBe(true);
     expect(reservations.bytes).toBe(60);
-    expect(reservations.reserve(41)).toBeUndefined();
+    expect(reservations.holding().add(41)).toBe(false);
     expect(reservations.bytes).toBe(60);
-    const second = reservations.reserve(40);
-    expect(second).toBeTypeOf('function');
+    expect(reservations.holding().add(40)).toBe(true);
     expect(reservations.bytes).toBe(100);
-    first!();
+    first.release();
     expect(reservations.bytes).toBe(40);
-    expect(reservations.reserve(60)).toBeTypeOf('function');
+    expect(reservations.holding().add(60)).toBe(true);
     expect(reservations.bytes).toBe(100);
   });
 
   it('counts nothing up to the small size, even when the bound is reached; one byte more counts all', () => {
     const reservations = new ByteReservations(100, 10);
-    expect(reservations.reserve(100)).toBeTypeOf('function');
-    const small = reservations.reserve(10);
-    expect(small).toBeTypeOf('function');
+    expect(reservations.holding().add(100)).toBe(true);
+    const small = reservations.holding();
+    expect(small.add(10)).toBe(true);
     expect(reservations.bytes).toBe(100);
-    small!();
+    small.release();
     expect(reservations.bytes).toBe(100);
-    expect(reservations.reserve(11)).toBeUndefined();
+    expect(reservations.holding().add(11)).toBe(false);
   });
 
-  it('gives its bytes back once, however often its release is called', () => {
+  it('resized to nothing between messages, gives its bytes back and may hold again', () => {
     const reservations = new ByteReservations(100);
-    const release = reservations.reserve(30)!;
-    reservations.reserve(20);
-    release();
-    release();
+    const message = reservations.holding();
+    expect(message.resize(30)).toBe(true);
+    reservations.holding().add(20);
+    expect(message.resize(0)).toBe(true);
+    expect(message.resize(0)).toBe(true);
     expect(reservations.bytes).toBe(20);
+    expect(message.resize(81)).toBe(false);
+    expect(message.resize(80)).toBe(true);
+    expect(reservations.bytes).toBe(100);
   });
 });
 
@@ -124,8 +127,8 @@ describe('a holding resized, and bytes queued for a client', () => {
     holding.add(20);
     holding.queued(150);
     expect(reservations.bytes).toBe(170);
-    expect(reservations.reserve(11)).toBeUndefined();
-    expect(reservations.reserve(10)).toBeTypeOf('function');
+    expect(reservations.holding().add(11)).toBe(false);
+    expect(reservations.holding().add(10)).toBe(true);
     holding.queued(0);
     expect(reservations.bytes).toBe(20);
     holding.queued(30);

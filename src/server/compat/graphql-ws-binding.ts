@@ -1,14 +1,11 @@
-/**
- * graphql-ws on ws sockets, in place of graphql-ws 6.4's `useServer`, which echoes each ping's payload in a pong and
- * queues without bound for a client that never reads. Here a pong has no payload and at most one waits, a socket past
- * its queue bound is closed 1008, and a close the client does not complete is cut off after CLOSE_TIMEOUT_MS.
- */
+/** graphql-ws on ws in place of graphql-ws 6.4's `useServer`, which echoes ping payloads and queues without bound. */
 import type { IncomingMessage } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import { WebSocketServer, type ServerOptions as WsOptions, type WebSocket } from 'ws';
 import type { Logger } from '../../lib/logger.js';
 
+/** A close the client does not answer (or one whose answer is not read) ends the socket after this. */
 const CLOSE_TIMEOUT_MS = 1000;
 /** RFC 6455 §7.4.1: the client broke a rule of the server's (here: it does not read what it is sent). */
 const POLICY_VIOLATION = 1008;
@@ -18,10 +15,7 @@ const KEEP_ALIVE_MS = 12_000;
 export const PER_MESSAGE_BYTES = 512;
 const PONG = '{"type":"pong"}';
 
-/**
- * What one socket may have queued for its client: 1/32 of the heap, at least 1 MB. A message is queued while the
- * queue is below the bound, so one larger than the bound still goes out; a socket holds at most the bound plus one.
- */
+/** What one socket may have queued for its client: 1/32 of the heap, at least 1 MB (and one message past it). */
 export function sendQueueBytes(heapBytes = getHeapStatistics().heap_size_limit): number {
   return Math.max(1024 * 1024, Math.floor(heapBytes / 32));
 }
@@ -118,7 +112,6 @@ export function serveGraphqlWs<P extends Record<string, unknown>>(
           pongWaiting = true;
           void queue.send(PONG).then(() => (pongWaiting = false));
         },
-        onPong: () => undefined,
       },
       { socket, request, queue },
     );

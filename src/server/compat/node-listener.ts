@@ -1,13 +1,11 @@
-/**
- * Yoga as Node's request listener, but an error escaping Yoga's handling (a plugin's onRequest or onResponse) is
- * logged and answered a JSON INTERNAL_SERVER_ERROR: @whatwg-node/server 0.11 answers its stack as text/plain.
- */
+/** Yoga as Node's request listener; an error escaping Yoga is answered as JSON, not as whatwg-node's text stack. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { Logger } from '../../lib/logger.js';
 import type { GatewayYoga } from '../../gateway/yoga.js';
+import { errorBody } from '../client-error.js';
 
-const UNEXPECTED = JSON.stringify({ errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+const UNEXPECTED = errorBody('Unexpected error.', 'INTERNAL_SERVER_ERROR');
 
 export function yogaListener(yoga: GatewayYoga, log: Logger): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   return async (request, response) => {

@@ -1,9 +1,6 @@
-/**
- * Follows a WebSocket client's frame headers: when a message begins, its announced size, when it is whole. ws 8.23
- * says nothing until a message is whole and bounds only one (`maxPayload`), not the bytes all sockets are receiving.
- */
+/** A client's frame headers: when a message begins, its size, when it is whole (ws 8.23 tells only when it is whole). */
 
-export interface MessageEvents {
+interface MessageEvents {
   /** A data message begins: its size as its first frame announces it, or undefined when fragmented. */
   started(announced: number | undefined): void;
   /** The last byte of the message is in. */

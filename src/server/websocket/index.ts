@@ -1,7 +1,4 @@
-/**
- * GraphQL over WebSocket (`graphql-transport-ws`) on the HTTP server's port and path. Each handshake and operation
- * is the POST the client would have sent, run through yoga.fetch with the connection's credentials and trace context.
- */
+/** GraphQL over WebSocket: each handshake and operation runs through yoga.fetch as the POST the client would have sent. */
 import type { IncomingMessage, Server } from 'node:http';
 import { GraphQLError, parse, type ExecutionArgs, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { ExecutionResult, SubscribePayload } from 'graphql-ws';
@@ -14,7 +11,7 @@ import { WebSocketOperationLog } from '../../gateway/plugins/observability/loggi
 import type { OperationExchange, WebSocketServerContext } from '../../gateway/plugins/http/websocket-requests.js';
 import { schema } from '../../gateway/schema/index.js';
 import { ConnectionOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
-import { serveGraphqlWs, type SendQueue, type SocketExtra } from '../compat/graphql-ws-binding.js';
+import { serveGraphqlWs, type SocketExtra } from '../compat/graphql-ws-binding.js';
 import type { GatewayYoga } from '../../gateway/yoga.js';
 
 export interface WebSocketOptions {
@@ -94,23 +91,23 @@ async function errorsOfResponse(response: Response): Promise<GraphQLError[]> {
 
 export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const { yoga, log } = options;
-  const connections = new WeakMap<object, { headers: Headers; state: RequestState; queue: SendQueue; operations: ConnectionOperations }>();
-  const open = new Set<ConnectionOperations>();
+  const connections = new WeakMap<WebSocket, { headers: Headers; state: RequestState; operations: ConnectionOperations }>();
+  const connectionOf = (ctx: { extra: SocketExtra }) => connections.get(ctx.extra.socket);
   const executing = { executing: 0 };
   /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
     const { socket } = ctx.extra;
     const end = refused ? 'error' : socket.readyState === socket.OPEN ? 'complete' : 'socket closed';
-    accessLogs.get(payload)?.write(log, connections.get(ctx)?.state ?? {}, end);
+    accessLogs.get(payload)?.write(log, connectionOf(ctx)?.state ?? {}, end);
   };
 
   /** Runs a subscribe message as the HTTP request it stands for: its execution arguments, or the errors that refuse it. */
-  async function run(ctx: object, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
-    const connection = connections.get(ctx)!;
+  async function run(ctx: { extra: SocketExtra }, payload: SubscribePayload, operation: Operation, access: WebSocketOperationLog) {
+    const connection = connectionOf(ctx)!;
     const exchange: OperationExchange = { access, operation, executed: false };
     const request = new Request(GRAPHQL_URL, { method: 'POST', headers: connection.headers, body: JSON.stringify(payload), signal: operation.signal });
-    const serverContext = { websocketOperation: exchange, [LIVE_SOCKET]: connection.queue } as WebSocketServerContext;
+    const serverContext = { websocketOperation: exchange, [LIVE_SOCKET]: ctx.extra.queue } as WebSocketServerContext;
     // An aborted request's fetch rejects at once while Yoga finishes; a stream it then starts is ended by Operation.attach.
     const response = await Promise.resolve(yoga.fetch(request, serverContext)).catch((error: unknown) => {
       if (operation.ended) return undefined;
@@ -128,7 +125,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const wsServer = serveGraphqlWs<Record<string, unknown>>(
     { server, path: '/graphql', maxPayload: options.maxPayloadBytes },
     {
-      ...(options.connectionInitWaitTimeout ? { connectionInitWaitTimeout: options.connectionInitWaitTimeout } : {}),
+      connectionInitWaitTimeout: options.connectionInitWaitTimeout,
       execute: settledAnswer,
       subscribe: settledAnswer,
       onConnect: async (ctx) => {
@@ -144,14 +141,13 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
         // Its operations carry the handshake's request id: their log lines name the connection.
         if (state.requestId) headers.set('x-request-id', state.requestId);
         const operations = new ConnectionOperations(options.executionLimits ?? EXECUTION_LIMITS, executing);
-        open.add(operations);
-        connections.set(ctx, { headers, state, queue: ctx.extra.queue, operations });
+        connections.set(ctx.extra.socket, { headers, state, operations });
         closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
         return true;
       },
       onSubscribe: async (ctx, id, payload) => {
         // Before any await: a newer subscribe of this id must find this one.
-        const ofConnection = connections.get(ctx)!.operations;
+        const ofConnection = connectionOf(ctx)!.operations;
         const refusal = ofConnection.executionRefusal;
         const operation = ofConnection.start(id, payload);
         const access = new WebSocketOperationLog(id);
@@ -159,7 +155,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
         const answer = refusal
           ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
           : await run(ctx, payload, operation, access).catch((error: unknown) => {
-              log.error({ err: error, requestId: connections.get(ctx)?.state.requestId }, 'unexpected error');
+              log.error({ err: error, requestId: connectionOf(ctx)?.state.requestId }, 'unexpected error');
               return [unexpectedError()];
             });
         if (operation.superseded || (Array.isArray(answer) && operation.ended)) {
@@ -190,13 +186,9 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
       onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
       onComplete: (ctx, id, payload) => {
         writeAccessLog(ctx, payload);
-        return connections.get(ctx)?.operations.complete(id, payload);
+        return connectionOf(ctx)?.operations.complete(id, payload);
       },
-      onClose: (ctx) => {
-        const operations = connections.get(ctx)?.operations;
-        operations?.endAll();
-        if (operations) open.delete(operations);
-      },
+      onClose: (ctx) => connectionOf(ctx)?.operations.endAll(),
     },
     {
       log,
@@ -213,7 +205,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
       closing ??= (async () => {
         options.liveAudit.close();
         const deadline = Date.now() + COMPLETE_GRACE_MS;
-        const pending = () => [...open].some((operations) => operations.streaming > 0);
+        const pending = () => [...wsServer.clients].some((socket) => connections.get(socket)?.operations.streaming);
         while (pending() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         // Close frames (1001) go out now; a client that never answers its close is cut off by the binding.
         for (const socket of wsServer.clients) socket.close(1001, 'Going away');

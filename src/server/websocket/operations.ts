@@ -1,7 +1,4 @@
-/**
- * The operations of one WebSocket connection, each ended (signal aborted, stream ended) when completed, superseded
- * or its socket closes: graphql-ws 6.4 keeps one record per id, which an id reused during onSubscribe would steal.
- */
+/** Each WebSocket operation, ended when completed, superseded or closed: graphql-ws 6.4 lets a reused id steal one. */
 type Stream = AsyncIterable<unknown> & { return?: () => unknown };
 
 export class Operation {
@@ -112,8 +109,5 @@ export class ConnectionOperations {
   }
 }
 
-/**
- * What a superseded operation's graphql-ws hooks return: graphql-ws would answer under the id and drop its record,
- * both the newer operation's by now. Nothing refers to the waiting call, so it is collected.
- */
+/** A superseded operation's hooks never return: graphql-ws would answer under (and drop) the newer one's id. */
 export const neverAnswered = (): Promise<never> => new Promise<never>(() => undefined);
