@@ -25,11 +25,7 @@ export const digest = (value: string) => createHash('sha256').update(value).dige
 /** Fixed-length digests make the comparison constant-time whatever the key lengths. */
 function matchApiKey(keys: readonly Buffer[], given: string): number {
   const candidate = digest(given);
-  let match = -1;
-  keys.forEach((key, index) => {
-    if (timingSafeEqual(key, candidate)) match = index;
-  });
-  return match;
+  return keys.reduce((match, key, index) => (timingSafeEqual(key, candidate) ? index : match), -1);
 }
 
 /** Node joins a repeated x-api-key with ", ": one key however often repeated, undefined for different ones (keys hold no comma). */
@@ -85,11 +81,7 @@ function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | u
     log?.warn({ requestId: currentRequestId(), reason }, 'caller JWT refused');
     throw unauthenticated(message);
   };
-  const options = {
-    algorithms: ALGORITHMS,
-    ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
-    ...(jwt.audience ? { audience: jwt.audience } : {}),
-  };
+  const options = { algorithms: ALGORITHMS, issuer: jwt.issuer, audience: jwt.audience };
   return async (token: string): Promise<JWTPayload> => {
     if (token === '') refuse('empty bearer token', 'The bearer token is empty.');
     const { header, payload } = decoded(token) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
@@ -111,7 +103,7 @@ function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | u
   };
 }
 
-export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
+export function useCallerAuth(options: CallerAuthOptions): Plugin<object, RequestState> {
   const keys = options.apiKeys.map(digest);
   const verdicts = new LRUCache<string, number>({ max: REMEMBERED_API_KEYS });
   const verify = options.jwt && jwtVerifier(options.jwt, options.log);
@@ -131,7 +123,7 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       throw unauthenticated('Authentication required: send an API key in the x-api-key header.');
     }
   };
-  const admitCaller: Plugin<object, RequestState> = {
+  return {
     onRequestParse({ request, serverContext }) {
       const token = verify && bearerToken(request);
       if (token === undefined) return admit(request, serverContext, undefined);
@@ -139,5 +131,4 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       return verify!(token).then((payload) => admit(request, serverContext, payload));
     },
   };
-  return [admitCaller as Plugin];
 }
