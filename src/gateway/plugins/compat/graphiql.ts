@@ -105,14 +105,9 @@ const ROOT_HTML = '<!doctype html><title>GraphQL gateway</title><p>GraphQL and G
 const ROOT_TEXT = 'GraphQL and GraphiQL are at /graphql (POST operations there; open it in a browser for GraphiQL).\n';
 
 export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
+  // Built on first use: most processes never serve a page.
   let bundle: ReturnType<typeof buildBundle> | undefined;
-  const loaded = () => {
-    bundle ??= buildBundle(options).catch((error: unknown) => {
-      bundle = undefined;
-      throw error;
-    });
-    return bundle;
-  };
+  const loaded = () => (bundle ??= buildBundle(options));
   return {
     onRequest({ request, url, fetchAPI, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;

@@ -75,7 +75,8 @@ function analyse(document: DocumentNode, operation: OperationDefinitionNode) {
   const read = new Set(initialCountVariables);
   for (const { first, last } of pages) for (const size of [first, last]) if (size?.kind === Kind.VARIABLE) read.add(size.name.value);
   const limitVariables = (operation.variableDefinitions ?? []).filter((definition) => read.has(definition.variable.name.value));
-  return { operation, pages, sessions, initialCountVariables: [...initialCountVariables], onlyAuditPages, limitVariables };
+  const declaredVariables = new Set(operation.variableDefinitions?.map((definition) => definition.variable.name.value));
+  return { operation, pages, sessions, initialCountVariables: [...initialCountVariables], onlyAuditPages, limitVariables, declaredVariables };
 }
 
 export function analysisOf(document: DocumentNode, operationName: string | null | undefined): OperationAnalysis | undefined {
