@@ -25,20 +25,16 @@ export function useNotAcceptable(): Plugin {
   };
 }
 
-const unsupported = () =>
-  createGraphQLError('Unsupported content type: send the GraphQL request as application/json.', {
-    extensions: { http: { status: 415 }, code: 'BAD_REQUEST' },
-  });
-
 /** A POST whose content type no request parser reads (text/plain, none at all). */
 export function useUnsupportedMediaType(): Plugin {
   return {
     onRequestParse({ requestParser, setRequestParser }) {
-      if (!requestParser) {
-        setRequestParser(() => {
-          throw unsupported();
+      if (requestParser) return;
+      setRequestParser(() => {
+        throw createGraphQLError('Unsupported content type: send the GraphQL request as application/json.', {
+          extensions: { http: { status: 415 }, code: 'BAD_REQUEST' },
         });
-      }
+      });
     },
   };
 }

@@ -121,12 +121,11 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === '/') {
         const html = (request.headers.get('accept') ?? '').includes('text/html');
-        endResponse(
+        return endResponse(
           new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, {
             headers: { 'content-type': html ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' },
           }),
         );
-        return;
       }
       if (wantsGraphiQL(request, url)) {
         return loaded().then(({ page }) => endResponse(respond(request, page, 'no-cache', fetchAPI)));

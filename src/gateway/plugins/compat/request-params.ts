@@ -34,8 +34,6 @@ function graphQLParamsOf(params: URLSearchParams): GraphQLParams {
   };
 }
 
-const queryStringOf = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-
 const MAP_NOT_PATHS = 'Multipart form field "map" must give each file a list of paths into the JSON object of "operations".';
 const OPERATIONS_NOT_OBJECT = 'Multipart form field "operations" must be a JSON object.';
 
@@ -47,9 +45,9 @@ function coded(error: unknown): unknown {
 
 export function useRequestParams(): Plugin {
   return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
+    onRequestParse({ request, url, requestParser, setRequestParser }) {
       if (request.method === 'GET') {
-        setRequestParser((get) => graphQLParamsOf(new URLSearchParams(queryStringOf(get.url))));
+        setRequestParser(() => graphQLParamsOf(url.searchParams));
       } else if (request.method === 'POST' && contentTypeIs(request, 'application/x-www-form-urlencoded')) {
         setRequestParser(async (form) => graphQLParamsOf(new URLSearchParams(await form.text())));
       } else if (requestParser && contentTypeIs(request, 'multipart/form-data')) {

@@ -39,9 +39,7 @@ function representationCount(value: ValueNode | undefined, variables: Record<str
 function sumByKey<T extends { readonly key: string }>(sites: readonly T[], count: (site: T) => number): number {
   const byKey = new Map<string, number>();
   for (const site of sites) byKey.set(site.key, Math.max(count(site), byKey.get(site.key) ?? 0));
-  let sum = 0;
-  for (const value of byKey.values()) sum += value;
-  return sum;
+  return [...byKey.values()].reduce((sum, value) => sum + value, 0);
 }
 
 export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Request; res?: NodeResponse; deadline?: OperationDeadline | undefined }> {

@@ -21,25 +21,23 @@ export function streamInitialCountRule(context: ValidationContext): ASTVisitor {
   };
 }
 
-function refusal(args: ExecutionArgs): ExecutionResult | undefined {
+type Started = { args: ExecutionArgs; setResultAndStopExecution: (result: ExecutionResult) => void };
+
+function refuseInitialCounts({ args, setResultAndStopExecution }: Started): void {
   const analysis = analysisOf(args.document, args.operationName);
-  if (!analysis?.initialCountVariables.length) return undefined;
+  if (!analysis?.initialCountVariables.length) return;
   const coerced = limitVariables(args, analysis);
-  if (!coerced) return undefined;
+  if (!coerced) return;
   const errors = analysis.initialCountVariables
     .filter((name) => coerced[name] === null || (coerced[name] as number) < 0)
     .map((name) => new GraphQLError(`Variable "$${name}" got invalid value ${String(coerced[name])}; ${MUST}.`, { extensions: { code: 'BAD_USER_INPUT' } }));
-  return errors.length > 0 ? { errors } : undefined;
+  if (errors.length > 0) setResultAndStopExecution({ errors });
 }
 
 export function useStreamInitialCount(): Plugin {
-  const refuse = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (result: ExecutionResult) => void }) => {
-    const refused = refusal(args);
-    if (refused) setResultAndStopExecution(refused);
-  };
   return {
     onValidate: ({ addValidationRule }) => addValidationRule(streamInitialCountRule),
-    onExecute: refuse,
-    onSubscribe: refuse,
+    onExecute: refuseInitialCounts,
+    onSubscribe: refuseInitialCounts,
   };
 }
