@@ -1,13 +1,11 @@
-/**
- * APQ (@graphql-yoga/plugin-apq) in an LRU bounded in entries and bytes (a client registers an evicted
- * document again); Redis its second tier, shared by replicas, a document from it run only if it hashes to its key.
- */
+/** APQ in an LRU bounded in entries and bytes; Redis the replicas' second tier (a document from it must hash to its key). */
 import { createHash } from 'node:crypto';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { GraphQLError } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { SharedStore } from '../../../upstream/shared-store/store.js';
+import { refusal } from '../compat/coded-refusals.js';
 
 export const DEFAULT_PERSISTED_QUERY_LIMITS = {
   maxEntries: 1000,
@@ -57,9 +55,7 @@ const sha256Hex = (text: string) => createHash('sha256').update(text).digest('he
 /** useAPQ's PERSISTED_QUERY_MISMATCH (a document that does not hash to its hash) is a malformed request. */
 function asBadRequest(error: unknown): unknown {
   if (!(error instanceof GraphQLError) || error.extensions.code !== 'PERSISTED_QUERY_MISMATCH') return error;
-  return createGraphQLError('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.', {
-    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
-  });
+  return refusal('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.');
 }
 
 export function useAutomaticPersistedQueries(store: APQStore = createPersistedQueryStore()): Plugin {

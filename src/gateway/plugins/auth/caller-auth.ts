@@ -1,7 +1,4 @@
-/**
- * Caller authentication for every GraphQL operation, before it is parsed: an API key (`x-api-key`,
- * compared in constant time) or a JWT verified by jose with a key from a JWKS it fetches and caches.
- */
+/** Callers authenticated before parsing: an API key compared in constant time, or a JWT jose verifies by a cached JWKS. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';

@@ -11,7 +11,6 @@ import { compress, preferredEncoding } from './compression.js';
 interface GraphiQLPageOptions {
   readonly examples: readonly ExampleOperation[];
   readonly introspection: boolean;
-  /** The tabs' headers ask for a key. */
   readonly withApiKey: boolean;
 }
 

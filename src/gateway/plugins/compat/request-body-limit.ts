@@ -4,16 +4,15 @@
  * Content-Length it framed a body by, so checking it is enough; any other body is read up to the limit.
  */
 import { IncomingMessage } from 'node:http';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { refusal } from './coded-refusals.js';
 
 const CONTENT_LENGTH = /^\d+$/;
 
-const refusal = (message: string, status: number, code: string) =>
-  createGraphQLError(message, { extensions: { http: { status }, code } });
 const tooLarge = () => refusal('Request body too large', 413, 'REQUEST_ENTITY_TOO_LARGE');
 /** The client broke the body off: its mistake, as a truncated body is. */
-const brokenOff = () => refusal('The request body ended before it was complete.', 400, 'BAD_REQUEST');
-const invalidLength = () => refusal('Content-Length header is invalid.', 400, 'BAD_REQUEST');
+const brokenOff = () => refusal('The request body ended before it was complete.');
+const invalidLength = () => refusal('Content-Length header is invalid.');
 
 function framedByContentLength(serverContext: unknown): boolean {
   const req = (serverContext as { req?: unknown }).req;

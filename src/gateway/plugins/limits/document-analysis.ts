@@ -1,7 +1,4 @@
-/**
- * What the limits and the executor read of an operation, found in one walk and kept with it (Yoga's
- * parse cache hands out one document per text); per request only the variables are coerced, once.
- */
+/** What the limits and the executor read of an operation, one walk per document; per request only variables are coerced. */
 import {
   getOperationAST,
   getVariableValues,

@@ -1,7 +1,4 @@
-/**
- * `@stream(initialCount:)` below 0 or null trips an executor invariant: a literal is refused by
- * validation (as graphql 17 does), a variable once its value is known, before anything executes.
- */
+/** `@stream(initialCount:)` below 0 or null breaks the executor: refused by validation, a variable's before execution. */
 import { GraphQLError, Kind, type ASTVisitor, type ExecutionArgs, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { analysisOf, limitVariables } from './document-analysis.js';
