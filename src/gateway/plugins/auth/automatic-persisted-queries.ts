@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { SharedStore } from '../../../upstream/shared-store/store.js';
 import { refusal } from '../compat/coded-refusals.js';
 
-export const DEFAULT_PERSISTED_QUERY_LIMITS = {
+const DEFAULT_PERSISTED_QUERY_LIMITS = {
   maxEntries: 1000,
   maxChars: 8 * 1024 * 1024,
   /** How long an unused document stays. */

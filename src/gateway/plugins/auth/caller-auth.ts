@@ -69,9 +69,6 @@ const UNKNOWN_KEY = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATC
 const NOT_VERIFIED = new Set(['ERR_JWS_SIGNATURE_VERIFICATION_FAILED', 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'ERR_JWT_EXPIRED', 'ERR_JWS_INVALID', 'ERR_JWT_INVALID']);
 const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 
-/** Presented keys whose verdict (the key's index, or -1) is remembered, so a caller's key is hashed once. */
-const REMEMBERED_API_KEYS = 64;
-
 function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | undefined) {
   const jwks = createRemoteJWKSet(new URL(jwt.jwksUrl), { cacheMaxAge: JWKS_CACHE.maxAgeMs, cooldownDuration: JWKS_CACHE.cooldownMs });
   const refuse = (reason: string, message: string): never => {
@@ -102,7 +99,8 @@ function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | u
 
 export function useCallerAuth(options: CallerAuthOptions): Plugin<object, RequestState> {
   const keys = options.apiKeys.map(digest);
-  const verdicts = new LRUCache<string, number>({ max: REMEMBERED_API_KEYS });
+  // A presented key's verdict (the key's index, or -1) is remembered, so a caller's key is hashed once.
+  const verdicts = new LRUCache<string, number>({ max: 64 });
   const verify = options.jwt && jwtVerifier(options.jwt, options.log);
   const admit = (request: Request, state: RequestState, payload: JWTPayload | undefined) => {
     const header = request.headers.get('x-api-key');

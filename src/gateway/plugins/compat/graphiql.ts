@@ -1,7 +1,6 @@
 /**
- * GraphiQL without a CDN: a small page loading @graphql-yoga/render-graphiql's bundle as immutable assets
- * named by their hash, compressed once. graphql-yoga 5.24's `graphiql` loads a CDN, or with
- * `renderGraphiQL` inlines the whole bundle in every page, without an ETag.
+ * GraphiQL without a CDN: a small page loading @graphql-yoga/render-graphiql's bundle as immutable assets named by
+ * their hash, compressed once. graphql-yoga 5.24's `graphiql` loads a CDN, or inlines the bundle in every page.
  */
 import { createHash } from 'node:crypto';
 import type { FetchAPI, Plugin } from 'graphql-yoga';

@@ -1,7 +1,6 @@
 /**
- * Audit rows and update sessions are what is expensive: an operation over the row budget is refused
- * before any upstream call, and only `largeOperationConcurrency` large operations run at once, each
- * until its whole answer has left; the others wait their turn, until their deadline at most.
+ * Audit rows and update sessions are what is expensive: an operation over the row budget is refused before any
+ * upstream call; `largeOperationConcurrency` large ones run at once until their answer has left, others wait.
  */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type { ServerResponse } from 'node:http';
@@ -11,7 +10,7 @@ import { Turns, type GiveBack } from '../../../lib/turns.js';
 import type { OperationDeadline } from '../../../upstream/deadline.js';
 import { analysisOf, limitVariables } from './document-analysis.js';
 
-export interface AuditRowLimits {
+interface AuditRowLimits {
   readonly maxRows: number;
   readonly largeOperationRows: number;
   readonly largeOperationSessions: number;

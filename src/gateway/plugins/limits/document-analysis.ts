@@ -15,7 +15,7 @@ import {
 const SESSION_FIELDS = new Set(['_entities', 'updateSessionFiles', 'updateSession']);
 const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
 
-export type OperationAnalysis = ReturnType<typeof analyse>;
+type OperationAnalysis = ReturnType<typeof analyse>;
 
 const analyses = new WeakMap<OperationDefinitionNode, OperationAnalysis>();
 
@@ -91,10 +91,7 @@ const coerce = (args: Coercible, definitions: readonly VariableDefinitionNode[])
 
 const coercions = new WeakMap<Coercible, Record<string, unknown> | null>();
 
-/**
- * The request's variables as execution will coerce them (defaults applied), or null when one does
- * not coerce: execution then refuses it with its own error, before any resolver runs.
- */
+/** The variables as execution coerces them (defaults applied); null when one does not: execution refuses it itself. */
 export function coercedVariables(args: Coercible, analysis: OperationAnalysis): Record<string, unknown> | null {
   let coerced = coercions.get(args);
   if (coerced === undefined) coercions.set(args, (coerced = coerce(args, analysis.operation.variableDefinitions ?? [])));

@@ -14,13 +14,13 @@ import { parsedDocumentBytes } from './parse-cache.js';
 
 const RETRY_AFTER_SECONDS = 1;
 
-export const memoryBudgetRefusal = () =>
+const memoryBudgetRefusal = () =>
   createGraphQLError('The gateway holds too many requests at once; retry later.', {
     extensions: { code: 'RATE_LIMITED', http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } },
   });
 
 /** The heap a request's parsed parameters take, by the estimate live records are weighed with. */
-export const paramsHeapBytes = (params: Partial<GraphQLParams>): number => new HeapEstimate().valueBytes(params);
+const paramsHeapBytes = (params: Partial<GraphQLParams>): number => new HeapEstimate().valueBytes(params);
 
 /** Drops, in place, the variables the operation does not declare: every copy of the request shares the object. */
 function dropUndeclaredVariables(variables: unknown, declared: ReadonlySet<string> | undefined): void {

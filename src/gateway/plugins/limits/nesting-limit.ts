@@ -3,7 +3,7 @@ import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /** Brackets open at once, within the tokens the parser reads at most. */
-export interface NestingLimits {
+interface NestingLimits {
   readonly maxNesting: number;
   readonly maxTokens: number;
 }

@@ -5,7 +5,7 @@ import { analysisOf, limitVariables } from './document-analysis.js';
 
 const MUST = '@stream initialCount must be 0 or more';
 
-export function streamInitialCountRule(context: ValidationContext): ASTVisitor {
+function streamInitialCountRule(context: ValidationContext): ASTVisitor {
   return {
     Directive(node) {
       if (node.name.value !== 'stream') return;
