@@ -19,21 +19,16 @@ function framedByContentLength(serverContext: unknown): boolean {
   return req instanceof IncomingMessage && req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
 
-async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
-  try {
-    return await reader.read();
-  } catch {
-    throw brokenOff();
-  }
-}
-
 /** Refused as soon as they pass `limit`, the rest left unread: cancelling would close the connection first. */
 async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promise<BodyInit> {
   const reader = body.getReader();
+  const next = () => reader.read().catch((): never => {
+    throw brokenOff();
+  });
   const chunks: Uint8Array[] = [];
   let bytesRead = 0;
   try {
-    for (let read = await readFrom(reader); !read.done; read = await readFrom(reader)) {
+    for (let read = await next(); !read.done; read = await next()) {
       bytesRead += read.value.byteLength;
       if (bytesRead > limit) throw tooLarge();
       chunks.push(read.value);
