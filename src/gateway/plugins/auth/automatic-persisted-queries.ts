@@ -1,11 +1,11 @@
 /** APQ in an LRU bounded in entries and bytes; Redis the replicas' second tier (a document from it must hash to its key). */
-import { createHash } from 'node:crypto';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { SharedStore } from '../../../upstream/shared-store/store.js';
 import { refusal } from '../compat/coded-refusals.js';
+import { digest } from './caller-auth.js';
 
 const DEFAULT_PERSISTED_QUERY_LIMITS = {
   maxEntries: 1000,
@@ -33,7 +33,7 @@ export function createPersistedQueryStore(
   const sharedKey = (hash: string) => shared!.key(`apq:${hash}`);
   const fromShared = async (hash: string) => {
     const document = await shared!.get(sharedKey(hash), SHARED_KIND);
-    if (document === undefined || sha256Hex(document) !== hash) return undefined;
+    if (document === undefined || digest(document).toString('hex') !== hash) return undefined;
     documents.set(hash, document);
     return document;
   };
@@ -49,8 +49,6 @@ export function createPersistedQueryStore(
     },
   };
 }
-
-const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** useAPQ's PERSISTED_QUERY_MISMATCH (a document that does not hash to its hash) is a malformed request. */
 function asBadRequest(error: unknown): unknown {
