@@ -19,7 +19,7 @@ const yoga = createYoga({
     resolvers: { Query: { caller: (_s: unknown, _a: unknown, context: RequestState) => callerOf(context).id } },
   }),
   logging: false,
-  plugins: useCallerAuth({ apiKeys: ['key-alpha', 'key-beta'], allowAnonymous: false }),
+  plugins: [useCallerAuth({ apiKeys: ['key-alpha', 'key-beta'], allowAnonymous: false })],
 });
 
 async function callerFor(apiKey: string): Promise<string | number> {

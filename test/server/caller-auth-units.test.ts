@@ -76,7 +76,7 @@ interface Answer {
 }
 
 const yogaFor = (options: CallerAuthOptions, extra: Plugin[] = []) =>
-  createYoga({ schema, logging: false, plugins: [...extra, ...useCallerAuth(options)] });
+  createYoga({ schema, logging: false, plugins: [...extra, useCallerAuth(options)] });
 
 async function askYoga(yoga: ReturnType<typeof yogaFor>, headers: Record<string, string> = {}): Promise<Answer> {
   const response = await yoga.fetch('http://yoga.test/graphql', {

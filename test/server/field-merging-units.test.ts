@@ -9,12 +9,12 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { parse } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { fieldMergeWork, useFieldMergeLimit } from '../../src/gateway/plugins/limits/field-merging.js';
+import { fieldMergeCheck, useFieldMergeLimit } from '../../src/gateway/plugins/limits/field-merging.js';
 import { operationLimits } from '../../src/gateway/plugins/limits/operation-limits.js';
 import { fullPage, legitimate, repeatedFields, words } from '../helpers/field-merging-documents.js';
 
 const LIMIT = operationLimits.maxFieldMergeWork;
-const work = (document: string, limit = Number.MAX_SAFE_INTEGER) => fieldMergeWork(parse(document), limit);
+const work = (document: string, limit = Number.MAX_SAFE_INTEGER) => fieldMergeCheck(parse(document), limit).work;
 
 describe('the work of merging fields', () => {
   it('counts each selection collected and each pair of fields that share a response key, at each place in the response', () => {

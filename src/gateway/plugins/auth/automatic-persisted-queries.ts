@@ -1,15 +1,13 @@
-/**
- * APQ (@graphql-yoga/plugin-apq) in an LRU bounded in entries and bytes (a client registers an evicted
- * document again); Redis its second tier, shared by replicas, a document from it run only if it hashes to its key.
- */
-import { createHash } from 'node:crypto';
+/** APQ in an LRU bounded in entries and bytes; Redis the replicas' second tier (a document from it must hash to its key). */
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { GraphQLError } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { SharedStore } from '../../../upstream/shared-store/store.js';
+import { refusal } from '../compat/coded-refusals.js';
+import { digest } from './caller-auth.js';
 
-export const DEFAULT_PERSISTED_QUERY_LIMITS = {
+const DEFAULT_PERSISTED_QUERY_LIMITS = {
   maxEntries: 1000,
   maxChars: 8 * 1024 * 1024,
   /** How long an unused document stays. */
@@ -35,7 +33,7 @@ export function createPersistedQueryStore(
   const sharedKey = (hash: string) => shared!.key(`apq:${hash}`);
   const fromShared = async (hash: string) => {
     const document = await shared!.get(sharedKey(hash), SHARED_KIND);
-    if (document === undefined || sha256Hex(document) !== hash) return undefined;
+    if (document === undefined || digest(document).toString('hex') !== hash) return undefined;
     documents.set(hash, document);
     return document;
   };
@@ -52,14 +50,10 @@ export function createPersistedQueryStore(
   };
 }
 
-const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
-
 /** useAPQ's PERSISTED_QUERY_MISMATCH (a document that does not hash to its hash) is a malformed request. */
 function asBadRequest(error: unknown): unknown {
   if (!(error instanceof GraphQLError) || error.extensions.code !== 'PERSISTED_QUERY_MISMATCH') return error;
-  return createGraphQLError('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.', {
-    extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
-  });
+  return refusal('The persisted query hash (extensions.persistedQuery.sha256Hash) does not match the query.');
 }
 
 export function useAutomaticPersistedQueries(store: APQStore = createPersistedQueryStore()): Plugin {

@@ -1,7 +1,4 @@
-/**
- * Caller authentication for every GraphQL operation, before it is parsed: an API key (`x-api-key`,
- * compared in constant time) or a JWT verified by jose with a key from a JWKS it fetches and caches.
- */
+/** Callers authenticated before parsing: an API key compared in constant time, or a JWT jose verifies by a cached JWKS. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
@@ -25,11 +22,7 @@ export const digest = (value: string) => createHash('sha256').update(value).dige
 /** Fixed-length digests make the comparison constant-time whatever the key lengths. */
 function matchApiKey(keys: readonly Buffer[], given: string): number {
   const candidate = digest(given);
-  let match = -1;
-  keys.forEach((key, index) => {
-    if (timingSafeEqual(key, candidate)) match = index;
-  });
-  return match;
+  return keys.reduce((match, key, index) => (timingSafeEqual(key, candidate) ? index : match), -1);
 }
 
 /** Node joins a repeated x-api-key with ", ": one key however often repeated, undefined for different ones (keys hold no comma). */
@@ -76,20 +69,13 @@ const UNKNOWN_KEY = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATC
 const NOT_VERIFIED = new Set(['ERR_JWS_SIGNATURE_VERIFICATION_FAILED', 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'ERR_JWT_EXPIRED', 'ERR_JWS_INVALID', 'ERR_JWT_INVALID']);
 const TOKEN_NOT_VERIFIED = 'The bearer token does not verify: its signature, issuer, audience or expiry is not accepted.';
 
-/** Presented keys whose verdict (the key's index, or -1) is remembered, so a caller's key is hashed once. */
-const REMEMBERED_API_KEYS = 64;
-
 function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | undefined) {
   const jwks = createRemoteJWKSet(new URL(jwt.jwksUrl), { cacheMaxAge: JWKS_CACHE.maxAgeMs, cooldownDuration: JWKS_CACHE.cooldownMs });
   const refuse = (reason: string, message: string): never => {
     log?.warn({ requestId: currentRequestId(), reason }, 'caller JWT refused');
     throw unauthenticated(message);
   };
-  const options = {
-    algorithms: ALGORITHMS,
-    ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
-    ...(jwt.audience ? { audience: jwt.audience } : {}),
-  };
+  const options = { algorithms: ALGORITHMS, issuer: jwt.issuer, audience: jwt.audience };
   return async (token: string): Promise<JWTPayload> => {
     if (token === '') refuse('empty bearer token', 'The bearer token is empty.');
     const { header, payload } = decoded(token) ?? refuse('not a JWT', 'The bearer token is not a JWT.');
@@ -111,9 +97,10 @@ function jwtVerifier(jwt: NonNullable<CallerAuthOptions['jwt']>, log: Logger | u
   };
 }
 
-export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
+export function useCallerAuth(options: CallerAuthOptions): Plugin<object, RequestState> {
   const keys = options.apiKeys.map(digest);
-  const verdicts = new LRUCache<string, number>({ max: REMEMBERED_API_KEYS });
+  // A presented key's verdict (the key's index, or -1) is remembered, so a caller's key is hashed once.
+  const verdicts = new LRUCache<string, number>({ max: 64 });
   const verify = options.jwt && jwtVerifier(options.jwt, options.log);
   const admit = (request: Request, state: RequestState, payload: JWTPayload | undefined) => {
     const header = request.headers.get('x-api-key');
@@ -131,7 +118,7 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       throw unauthenticated('Authentication required: send an API key in the x-api-key header.');
     }
   };
-  const admitCaller: Plugin<object, RequestState> = {
+  return {
     onRequestParse({ request, serverContext }) {
       const token = verify && bearerToken(request);
       if (token === undefined) return admit(request, serverContext, undefined);
@@ -139,5 +126,4 @@ export function useCallerAuth(options: CallerAuthOptions): Plugin[] {
       return verify!(token).then((payload) => admit(request, serverContext, payload));
     },
   };
-  return [admitCaller as Plugin];
 }

@@ -27,7 +27,7 @@ export function authPlugins(config: AuthConfig, log: Logger, sharedStore?: Share
   return [
     // Browsers must send a header a simple cross-site form or GET cannot.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-api-key', 'authorization', 'apollo-require-preflight'] }),
-    ...useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }),
+    useCallerAuth({ apiKeys: config.apiKeys, allowAnonymous: config.allowAnonymous, jwt: config.jwt, log }) as Plugin,
     config.persistedOperations
       ? usePersistedOperationsFile(config.persistedOperations)
       : useAutomaticPersistedQueries(createPersistedQueryStore(undefined, sharedStore)),

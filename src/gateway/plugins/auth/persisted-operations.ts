@@ -1,7 +1,4 @@
-/**
- * Persisted operations from a JSON file of `{ "<id>": "<document>" }` (what graphql-codegen's and
- * Apollo's manifests reduce to), read at start; clients send `extensions.persistedQuery.sha256Hash` or `documentId`.
- */
+/** Persisted operations read at start from a JSON file `{ "<id>": "<document>" }`, as codegen and Apollo manifests reduce to. */
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';

@@ -5,13 +5,17 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, processRegularResult, type Plugin } from 'graphql-yoga';
 
+/** A request-phase refusal: Yoga answers it with `status`, the body naming `code`. */
+export const refusal = (message: string, status = 400, code = 'BAD_REQUEST') =>
+  createGraphQLError(message, { extensions: { http: { status }, code } });
+
 /** A 406 naming the media types the request can be answered with, as JSON whatever it accepts (RFC 9110 §12.1). */
 function notAcceptable(mediaTypes: readonly string[]) {
   const message =
     mediaTypes.length > 0
       ? `The Accept header allows none of the media types this request can be answered with: ${mediaTypes.join(', ')}.`
       : 'The Accept header allows no media type in UTF-8, the only charset the gateway answers in.';
-  return createGraphQLError(message, { extensions: { http: { status: 406 }, code: 'BAD_REQUEST' } });
+  return refusal(message, 406);
 }
 
 export function useNotAcceptable(): Plugin {
@@ -25,20 +29,14 @@ export function useNotAcceptable(): Plugin {
   };
 }
 
-const unsupported = () =>
-  createGraphQLError('Unsupported content type: send the GraphQL request as application/json.', {
-    extensions: { http: { status: 415 }, code: 'BAD_REQUEST' },
-  });
-
 /** A POST whose content type no request parser reads (text/plain, none at all). */
 export function useUnsupportedMediaType(): Plugin {
   return {
     onRequestParse({ requestParser, setRequestParser }) {
-      if (!requestParser) {
-        setRequestParser(() => {
-          throw unsupported();
-        });
-      }
+      if (requestParser) return;
+      setRequestParser(() => {
+        throw refusal('Unsupported content type: send the GraphQL request as application/json.', 415);
+      });
     },
   };
 }

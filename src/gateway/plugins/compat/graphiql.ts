@@ -1,19 +1,20 @@
 /**
- * GraphiQL without a CDN: a small page loading @graphql-yoga/render-graphiql's bundle as immutable assets
- * named by their hash, compressed once. graphql-yoga 5.24's `graphiql` loads a CDN, or with
- * `renderGraphiQL` inlines the whole bundle in every page, without an ETag.
+ * GraphiQL without a CDN: a small page loading @graphql-yoga/render-graphiql's bundle as immutable assets named by
+ * their hash, compressed once. graphql-yoga 5.24's `graphiql` loads a CDN, or inlines the bundle in every page.
  */
 import { createHash } from 'node:crypto';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
+import type { ExampleOperation } from '../../examples/index.js';
 import { compress, preferredEncoding } from './compression.js';
 
 interface GraphiQLPageOptions {
-  readonly title: string;
-  readonly endpoint: string;
-  readonly defaultTabs: readonly { readonly query: string; readonly variables: string | null; readonly headers: string | null }[];
+  readonly examples: readonly ExampleOperation[];
   readonly introspection: boolean;
+  readonly withApiKey: boolean;
 }
 
+const TITLE = 'Identity & content library gateway';
+const ENDPOINT = '/graphql';
 const ASSET_PREFIX = '/graphiql/';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const JS = 'application/javascript; charset=utf-8';
@@ -44,10 +45,15 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<{ page: Asset;
   ]);
   const [js, css, icon, editorWorkerService, json, graphql] = assets.map((a) => a.url);
   const workers = { editorWorkerService, json, graphql };
+  const headers = options.withApiKey ? JSON.stringify({ 'x-api-key': '<your key>' }, null, 2) : null;
   const props = {
-    title: options.title,
-    endpoint: options.endpoint,
-    defaultTabs: options.defaultTabs,
+    title: TITLE,
+    endpoint: ENDPOINT,
+    defaultTabs: options.examples.map((op) => ({
+      query: op.query,
+      variables: op.variables ? JSON.stringify(op.variables, null, 2) : null,
+      headers,
+    })),
     // On every request, a subscription's GET included: CSRF prevention refuses a GET without it.
     // Another site's page that sets it is still stopped by the CORS preflight it triggers.
     additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
@@ -58,7 +64,7 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<{ page: Asset;
 <html lang="en">
   <head>
     <meta charset="utf-8" />
-    <title>${escapeHtml(options.title)}</title>
+    <title>${escapeHtml(TITLE)}</title>
     <link rel="icon" href="${icon}" />
     <link rel="stylesheet" href="${css}" />
   </head>
@@ -79,10 +85,10 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<{ page: Asset;
   return { page: await asset('', 'text/html; charset=utf-8', html), assets: new Map(assets.map((a) => [a.url, a])) };
 }
 
-function wantsGraphiQL(request: Request, url: URL, endpoint: string): boolean {
+function wantsGraphiQL(request: Request, url: URL): boolean {
   return (
     request.method === 'GET' &&
-    (url.pathname === endpoint || url.pathname === `${endpoint}/`) &&
+    (url.pathname === ENDPOINT || url.pathname === `${ENDPOINT}/`) &&
     !url.searchParams.has('query') &&
     (request.headers.get('accept') ?? '').includes('text/html')
   );
@@ -105,27 +111,21 @@ const ROOT_HTML = '<!doctype html><title>GraphQL gateway</title><p>GraphQL and G
 const ROOT_TEXT = 'GraphQL and GraphiQL are at /graphql (POST operations there; open it in a browser for GraphiQL).\n';
 
 export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
+  // Built on first use: most processes never serve a page.
   let bundle: ReturnType<typeof buildBundle> | undefined;
-  const loaded = () => {
-    bundle ??= buildBundle(options).catch((error: unknown) => {
-      bundle = undefined;
-      throw error;
-    });
-    return bundle;
-  };
+  const loaded = () => (bundle ??= buildBundle(options));
   return {
     onRequest({ request, url, fetchAPI, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === '/') {
         const html = (request.headers.get('accept') ?? '').includes('text/html');
-        endResponse(
+        return endResponse(
           new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, {
             headers: { 'content-type': html ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' },
           }),
         );
-        return;
       }
-      if (wantsGraphiQL(request, url, options.endpoint)) {
+      if (wantsGraphiQL(request, url)) {
         return loaded().then(({ page }) => endResponse(respond(request, page, 'no-cache', fetchAPI)));
       }
       if (url.pathname.startsWith(ASSET_PREFIX)) {

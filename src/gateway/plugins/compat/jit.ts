@@ -14,7 +14,7 @@ import { compiledFieldCount } from './compiled-field-count.js';
 import { analysisOf, coercedVariables } from '../limits/document-analysis.js';
 import { parsedDocumentBytes } from '../limits/parse-cache.js';
 
-export const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
+const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
 
 /** Heap per character of generated code once it has run hot, per compiled query, per key. */
 const BYTES_PER_CODE_CHARACTER = 8;
@@ -25,7 +25,7 @@ const keyBytes = (key: string) => 2 * key.length + 256;
 export const MAX_COMPILED_FIELDS = 600;
 
 /** graphql-jit 0.8.7 keeps some of every compilation in a memo that never forgets (0.8.9 is much slower): a cap. */
-export const MAX_COMPILATIONS = 256;
+const MAX_COMPILATIONS = 256;
 
 type Execute = ReturnType<typeof makeExecute>;
 
@@ -83,8 +83,7 @@ export function createCompiledQueries(
     cache,
     /** Undefined: graphql-js runs it this time. */
     executeFor(args: ExecutionArgs, operation: OperationDefinitionNode): Execute | undefined {
-      const text = args.document.loc?.source.body;
-      if (text === undefined) return undefined;
+      const text = args.document.loc!.source.body;
       const key = `${operation.name?.value ?? ''}\n${text}`;
       const known = cache.get(key);
       if (known) return known.execute;

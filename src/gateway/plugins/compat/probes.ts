@@ -1,7 +1,4 @@
-/**
- * Probes answered by their path, whatever the query string: graphql-yoga 5.24's match the end of the
- * whole URL (`/healthz?x=1` is 404, `/graphql?query=...&x=/readyz` a probe). 200 while up, else 503.
- */
+/** Probes by path: graphql-yoga 5.24's match the URL's end (`/healthz?x=1` 404, `/graphql?query=...&x=/readyz` a probe). */
 import type { Plugin } from 'graphql-yoga';
 
 export function useProbe(endpoint: string, isUp: () => boolean): Plugin {

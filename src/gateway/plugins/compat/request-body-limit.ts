@@ -4,37 +4,31 @@
  * Content-Length it framed a body by, so checking it is enough; any other body is read up to the limit.
  */
 import { IncomingMessage } from 'node:http';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { refusal } from './coded-refusals.js';
 
 const CONTENT_LENGTH = /^\d+$/;
 
-const refusal = (message: string, status: number, code: string) =>
-  createGraphQLError(message, { extensions: { http: { status }, code } });
 const tooLarge = () => refusal('Request body too large', 413, 'REQUEST_ENTITY_TOO_LARGE');
 /** The client broke the body off: its mistake, as a truncated body is. */
-const brokenOff = () => refusal('The request body ended before it was complete.', 400, 'BAD_REQUEST');
-const invalidLength = () => refusal('Content-Length header is invalid.', 400, 'BAD_REQUEST');
+const brokenOff = () => refusal('The request body ended before it was complete.');
+const invalidLength = () => refusal('Content-Length header is invalid.');
 
 function framedByContentLength(serverContext: unknown): boolean {
   const req = (serverContext as { req?: unknown }).req;
   return req instanceof IncomingMessage && req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
 
-async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
-  try {
-    return await reader.read();
-  } catch {
-    throw brokenOff();
-  }
-}
-
 /** Refused as soon as they pass `limit`, the rest left unread: cancelling would close the connection first. */
 async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promise<BodyInit> {
   const reader = body.getReader();
+  const next = () => reader.read().catch((): never => {
+    throw brokenOff();
+  });
   const chunks: Uint8Array[] = [];
   let bytesRead = 0;
   try {
-    for (let read = await readFrom(reader); !read.done; read = await readFrom(reader)) {
+    for (let read = await next(); !read.done; read = await next()) {
       bytesRead += read.value.byteLength;
       if (bytesRead > limit) throw tooLarge();
       chunks.push(read.value);

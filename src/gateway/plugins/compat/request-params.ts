@@ -4,10 +4,8 @@
  * without a code, follows a `map` of no paths into a TypeError and hands on `operations: null`.
  */
 import { GraphQLError } from 'graphql';
-import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
-
-const badRequest = (message: string) =>
-  createGraphQLError(message, { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { refusal } from './coded-refusals.js';
 
 /** As Yoga tests it: the first of a list, with or without parameters. */
 function contentTypeIs(request: Request, type: string): boolean {
@@ -21,7 +19,7 @@ function jsonParameter(params: URLSearchParams, name: 'variables' | 'extensions'
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest(`The "${name}" parameter is not valid JSON.`);
+    throw refusal(`The "${name}" parameter is not valid JSON.`);
   }
 }
 
@@ -34,22 +32,20 @@ function graphQLParamsOf(params: URLSearchParams): GraphQLParams {
   };
 }
 
-const queryStringOf = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-
 const MAP_NOT_PATHS = 'Multipart form field "map" must give each file a list of paths into the JSON object of "operations".';
 const OPERATIONS_NOT_OBJECT = 'Multipart form field "operations" must be a JSON object.';
 
 function coded(error: unknown): unknown {
-  if (error instanceof TypeError) return badRequest(MAP_NOT_PATHS);
+  if (error instanceof TypeError) return refusal(MAP_NOT_PATHS);
   if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return error;
-  return badRequest(error.message);
+  return refusal(error.message);
 }
 
 export function useRequestParams(): Plugin {
   return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
+    onRequestParse({ request, url, requestParser, setRequestParser }) {
       if (request.method === 'GET') {
-        setRequestParser((get) => graphQLParamsOf(new URLSearchParams(queryStringOf(get.url))));
+        setRequestParser(() => graphQLParamsOf(url.searchParams));
       } else if (request.method === 'POST' && contentTypeIs(request, 'application/x-www-form-urlencoded')) {
         setRequestParser(async (form) => graphQLParamsOf(new URLSearchParams(await form.text())));
       } else if (requestParser && contentTypeIs(request, 'multipart/form-data')) {
@@ -61,7 +57,7 @@ export function useRequestParams(): Plugin {
           } catch (error) {
             throw coded(error);
           }
-          if (typeof operations !== 'object' || operations === null) throw badRequest(OPERATIONS_NOT_OBJECT);
+          if (typeof operations !== 'object' || operations === null) throw refusal(OPERATIONS_NOT_OBJECT);
           return operations as GraphQLParams;
         });
       }

@@ -1,6 +1,5 @@
 /** GraphQL over HTTP: request id, WebSocket requests, media types, compression, CORS, body; probes and GraphiQL. */
 import type { Plugin } from 'graphql-yoga';
-import type { ExampleOperation } from '../../examples/index.js';
 import { useGraphiQL } from '../compat/graphiql.js';
 import { useProbe } from '../compat/probes.js';
 import { useResponseCompression } from '../compat/compression.js';
@@ -31,27 +30,10 @@ export function bodyPlugins(maxRequestBytes: number): Plugin[] {
   ];
 }
 
-export function pagePlugins(options: {
-  readonly isReady: () => boolean;
-  readonly examples: readonly ExampleOperation[];
-  readonly introspection: boolean;
-  readonly withApiKey: boolean;
-}): Plugin[] {
-  const headers = options.withApiKey ? JSON.stringify({ 'x-api-key': '<your key>' }, null, 2) : null;
-  return [
-    useProbe('/healthz', () => true),
-    useProbe('/readyz', options.isReady),
-    useGraphiQL({
-      title: 'Identity & content library gateway',
-      endpoint: '/graphql',
-      introspection: options.introspection,
-      defaultTabs: options.examples.map((op) => ({
-        query: op.query,
-        variables: op.variables ? JSON.stringify(op.variables, null, 2) : null,
-        headers,
-      })),
-    }),
-  ];
+type PageOptions = Parameters<typeof useGraphiQL>[0] & { readonly isReady: () => boolean };
+
+export function pagePlugins({ isReady, ...graphiql }: PageOptions): Plugin[] {
+  return [useProbe('/healthz', () => true), useProbe('/readyz', isReady), useGraphiQL(graphiql)];
 }
 
 const CORS_ALLOWED_HEADERS = [

@@ -1,7 +1,4 @@
-/**
- * x-request-id: the client's plain token or a fresh one, echoed; also the request's async scope, so
- * code without its context (Yoga's log lines, last-resort handlers) can name the request.
- */
+/** x-request-id (the client's plain token or a fresh one), echoed; the request's async scope names it outside its context. */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';

@@ -1,7 +1,6 @@
 /**
- * Audit rows and update sessions are what is expensive: an operation over the row budget is refused
- * before any upstream call, and only `largeOperationConcurrency` large operations run at once, each
- * until its whole answer has left; the others wait their turn, until their deadline at most.
+ * Audit rows and update sessions are what is expensive: an operation over the row budget is refused before any
+ * upstream call; `largeOperationConcurrency` large ones run at once until their answer has left, others wait.
  */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type { ServerResponse } from 'node:http';
@@ -11,7 +10,7 @@ import { Turns, type GiveBack } from '../../../lib/turns.js';
 import type { OperationDeadline } from '../../../upstream/deadline.js';
 import { analysisOf, limitVariables } from './document-analysis.js';
 
-export interface AuditRowLimits {
+interface AuditRowLimits {
   readonly maxRows: number;
   readonly largeOperationRows: number;
   readonly largeOperationSessions: number;
@@ -39,9 +38,7 @@ function representationCount(value: ValueNode | undefined, variables: Record<str
 function sumByKey<T extends { readonly key: string }>(sites: readonly T[], count: (site: T) => number): number {
   const byKey = new Map<string, number>();
   for (const site of sites) byKey.set(site.key, Math.max(count(site), byKey.get(site.key) ?? 0));
-  let sum = 0;
-  for (const value of byKey.values()) sum += value;
-  return sum;
+  return [...byKey.values()].reduce((sum, value) => sum + value, 0);
 }
 
 export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Request; res?: NodeResponse; deadline?: OperationDeadline | undefined }> {

@@ -1,7 +1,4 @@
-/**
- * What the limits and the executor read of an operation, found in one walk and kept with it (Yoga's
- * parse cache hands out one document per text); per request only the variables are coerced, once.
- */
+/** What the limits and the executor read of an operation, one walk per document; per request only variables are coerced. */
 import {
   getOperationAST,
   getVariableValues,
@@ -18,7 +15,7 @@ import {
 const SESSION_FIELDS = new Set(['_entities', 'updateSessionFiles', 'updateSession']);
 const COMPILED_ROOT_FIELDS = new Set(['auditEvents', '__typename']);
 
-export type OperationAnalysis = ReturnType<typeof analyse>;
+type OperationAnalysis = ReturnType<typeof analyse>;
 
 const analyses = new WeakMap<OperationDefinitionNode, OperationAnalysis>();
 
@@ -75,7 +72,8 @@ function analyse(document: DocumentNode, operation: OperationDefinitionNode) {
   const read = new Set(initialCountVariables);
   for (const { first, last } of pages) for (const size of [first, last]) if (size?.kind === Kind.VARIABLE) read.add(size.name.value);
   const limitVariables = (operation.variableDefinitions ?? []).filter((definition) => read.has(definition.variable.name.value));
-  return { operation, pages, sessions, initialCountVariables: [...initialCountVariables], onlyAuditPages, limitVariables };
+  const declaredVariables = new Set(operation.variableDefinitions?.map((definition) => definition.variable.name.value));
+  return { operation, pages, sessions, initialCountVariables: [...initialCountVariables], onlyAuditPages, limitVariables, declaredVariables };
 }
 
 export function analysisOf(document: DocumentNode, operationName: string | null | undefined): OperationAnalysis | undefined {
@@ -93,10 +91,7 @@ const coerce = (args: Coercible, definitions: readonly VariableDefinitionNode[])
 
 const coercions = new WeakMap<Coercible, Record<string, unknown> | null>();
 
-/**
- * The request's variables as execution will coerce them (defaults applied), or null when one does
- * not coerce: execution then refuses it with its own error, before any resolver runs.
- */
+/** The variables as execution coerces them (defaults applied); null when one does not: execution refuses it itself. */
 export function coercedVariables(args: Coercible, analysis: OperationAnalysis): Record<string, unknown> | null {
   let coerced = coercions.get(args);
   if (coerced === undefined) coercions.set(args, (coerced = coerce(args, analysis.operation.variableDefinitions ?? [])));

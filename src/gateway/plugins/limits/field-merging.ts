@@ -37,17 +37,29 @@ interface Meeting {
 
 const pairs = (n: number) => (n * (n - 1)) / 2;
 
+/** A field's `@stream` arguments, printed and sorted (undefined without one): equal streams, equal keys. */
+function streamKey(field: FieldNode): string | undefined {
+  const stream = field.directives?.find((directive) => directive.name.value === 'stream');
+  return stream && JSON.stringify(stream.arguments?.map((arg) => `${arg.name.value}: ${print(arg.value)}`).sort());
+}
+
+/** Fields that merge must agree on `@stream` (the defer plugin's check), reported once per place. */
+function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError | undefined {
+  const first = streamKey(fields[0]!);
+  const other = fields.find((field) => streamKey(field) !== first);
+  if (!other) return undefined;
+  const message = `Fields "${key}" conflict because they have differing stream directives. Use different aliases on the fields to fetch both if this was intentional.`;
+  return new GraphQLError(message, { nodes: [fields[0]!, other] });
+}
+
 /**
  * The work of checking that fields merge as graphql-js does it, wherever fields meet: each selection, each
  * pair of fields with one response key (within a fragment once), each field against each fragment beside
- * it, each pair of fragments; stops past `limit`. `meet` sees each meeting but those within one fragment.
+ * it, each pair of fragments; stops past `limit`. With it, the `@stream` conflicts found on the way.
  */
-export function fieldMergeWork(
-  document: DocumentNode,
-  limit: number,
-  meet?: (responseKey: string, fields: readonly FieldNode[]) => void,
-): number {
+export function fieldMergeCheck(document: DocumentNode, limit: number): { work: number; conflicts: GraphQLError[] } {
   const fragments = fragmentsOf(document);
+  const conflicts: GraphQLError[] = [];
   // Validation compares within every operation and every fragment, used or not.
   const places: Member[][] = [];
   for (const definition of document.definitions) {
@@ -65,7 +77,7 @@ export function fieldMergeWork(
       const pending: Member[] = [member];
       for (let next = pending.pop(); next; next = pending.pop()) {
         for (const selection of next.selectionSet.selections) {
-          if (++work > limit) return work;
+          if (++work > limit) return { work, conflicts };
           if (selection.kind === Kind.FIELD) {
             fields++;
             const key = selection.alias?.value ?? selection.name.value;
@@ -90,37 +102,14 @@ export function fieldMergeWork(
     for (const [key, { fields, origins, subselections }] of meetings) {
       work += pairs(fields.length);
       for (const [origin, count] of origins) if (origin !== OWN) work -= pairs(count);
-      if (work > limit) return work;
+      if (work > limit) return { work, conflicts };
       // Fields one fragment brings, and all below them, were compared within the fragment.
       if (origins.size === 1 && !origins.has(OWN)) continue;
-      meet?.(key, fields);
+      const conflict = fields.length > 1 && streamConflict(key, fields);
+      if (conflict) conflicts.push(conflict);
       if (subselections) places.push(subselections);
     }
   }
-  return work;
-}
-
-/** A field's `@stream` arguments, printed and sorted (undefined without one): equal streams, equal keys. */
-function streamKey(field: FieldNode): string | undefined {
-  const stream = field.directives?.find((directive) => directive.name.value === 'stream');
-  return stream && JSON.stringify(stream.arguments?.map((arg) => `${arg.name.value}: ${print(arg.value)}`).sort());
-}
-
-/** Fields that merge must agree on `@stream` (the defer plugin's check), reported once per place. */
-function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError | undefined {
-  const first = streamKey(fields[0]!);
-  const other = fields.find((field) => streamKey(field) !== first);
-  if (!other) return undefined;
-  const message = `Fields "${key}" conflict because they have differing stream directives. Use different aliases on the fields to fetch both if this was intentional.`;
-  return new GraphQLError(message, { nodes: [fields[0]!, other] });
-}
-
-function mergeCheck(document: DocumentNode, maxWork: number): { work: number; conflicts: GraphQLError[] } {
-  const conflicts: GraphQLError[] = [];
-  const work = fieldMergeWork(document, maxWork, (key, fields) => {
-    const conflict = fields.length > 1 && streamConflict(key, fields);
-    if (conflict) conflicts.push(conflict);
-  });
   return { work, conflicts };
 }
 
@@ -134,14 +123,14 @@ function withoutCopiesOfTheMergeRule(rules: readonly ValidationRule[]): Validati
 export function useFieldMergeLimit({ maxWork }: { maxWork: number }): Plugin {
   const streamsMergeRule = (context: ValidationContext): ASTVisitor => ({
     Document(document) {
-      for (const error of streamConflicts.get(document) ?? mergeCheck(document, maxWork).conflicts) context.reportError(error);
+      for (const error of streamConflicts.get(document) ?? fieldMergeCheck(document, maxWork).conflicts) context.reportError(error);
     },
   });
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source, options) => {
         const document = parseFn(source, options);
-        const { work, conflicts } = mergeCheck(document, maxWork);
+        const { work, conflicts } = fieldMergeCheck(document, maxWork);
         if (work > maxWork) {
           const message = `The operation repeats fields too often: checking that fields sharing a response key can be merged (fragments included) would take more than ${maxWork} steps, the field merging limit. Ask for each field once.`;
           throw new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });

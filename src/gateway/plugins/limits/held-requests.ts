@@ -4,28 +4,28 @@
  * parameters are read; a subscription keeps its declared variables and its document, counted once for all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getOperationAST, type DocumentNode } from 'graphql';
+import type { DocumentNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { requestHolding, type ByteHolding, type ByteReservations } from '../../../lib/byte-reservations.js';
 import { LIVE_SOCKET } from '../../../audit/live/index.js';
 import { HeapEstimate } from '../../../audit/live/heap-estimate.js';
+import { analysisOf } from './document-analysis.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 
 const RETRY_AFTER_SECONDS = 1;
 
-export const memoryBudgetRefusal = () =>
+const memoryBudgetRefusal = () =>
   createGraphQLError('The gateway holds too many requests at once; retry later.', {
     extensions: { code: 'RATE_LIMITED', http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } },
   });
 
 /** The heap a request's parsed parameters take, by the estimate live records are weighed with. */
-export const paramsHeapBytes = (params: Partial<GraphQLParams>): number => new HeapEstimate().valueBytes(params);
+const paramsHeapBytes = (params: Partial<GraphQLParams>): number => new HeapEstimate().valueBytes(params);
 
 /** Drops, in place, the variables the operation does not declare: every copy of the request shares the object. */
-function dropUndeclaredVariables(variables: unknown, document: DocumentNode, operationName: string | null | undefined): void {
+function dropUndeclaredVariables(variables: unknown, declared: ReadonlySet<string> | undefined): void {
   if (typeof variables !== 'object' || variables === null) return;
-  const declared = new Set(getOperationAST(document, operationName)?.variableDefinitions?.map((definition) => definition.variable.name.value));
-  for (const name of Object.keys(variables)) if (!declared.has(name)) delete (variables as Record<string, unknown>)[name];
+  for (const name of Object.keys(variables)) if (!declared?.has(name)) delete (variables as Record<string, unknown>)[name];
 }
 
 /** Where @whatwg-node/node-fetch caches a body once read. */
@@ -101,15 +101,12 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
       if (!request || !params || holdings.has(request) || !(LIVE_SOCKET in context)) return;
       const holding = holdingFor(request, {});
       const bytes = paramsHeapBytes(params);
-      if (!holding.add(bytes)) {
-        holding.release();
-        throw memoryBudgetRefusal();
-      }
+      if (!holding.add(bytes)) throw memoryBudgetRefusal();
       holdings.set(request, holding);
       messageBytes.set(request, bytes);
     },
     onSubscribe({ args }) {
-      dropUndeclaredVariables(args.variableValues, args.document, args.operationName);
+      dropUndeclaredVariables(args.variableValues, analysisOf(args.document, args.operationName)?.declaredVariables);
       const context = args.contextValue as HttpContext & { request?: Request; params?: GraphQLParams };
       const { request, params } = context;
       const holding = request && holdings.get(request);

@@ -1,12 +1,9 @@
-/**
- * graphql-js recurses on nesting, so a document within the token limit nested thousands deep overflows
- * the stack (an INTERNAL_SERVER_ERROR): nested deeper than the limit, it fails to parse instead.
- */
+/** graphql-js recurses on nesting: a document nested past the limit fails to parse instead of overflowing the stack. */
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /** Brackets open at once, within the tokens the parser reads at most. */
-export interface NestingLimits {
+interface NestingLimits {
   readonly maxNesting: number;
   readonly maxTokens: number;
 }

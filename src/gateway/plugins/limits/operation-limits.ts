@@ -61,14 +61,8 @@ export function useOperationLimits(options: { largeOperationConcurrency: number 
     useGraphql17Validation(),
     ...(armor.protect().plugins as Plugin[]),
     // After armor, whose token-limited parse function replaces any set before: these wrap it.
-    useNestingLimit({ maxNesting: operationLimits.maxNesting, maxTokens: operationLimits.maxTokens }),
+    useNestingLimit(operationLimits),
     useFieldMergeLimit({ maxWork: operationLimits.maxFieldMergeWork }),
-    useAuditRowLimits({
-      maxRows: operationLimits.maxAuditRows,
-      largeOperationRows: operationLimits.largeOperationRows,
-      largeOperationSessions: operationLimits.largeOperationSessions,
-      largeAnswerStallMs: operationLimits.largeAnswerStallMs,
-      largeOperationConcurrency: options.largeOperationConcurrency,
-    }) as Plugin,
+    useAuditRowLimits({ ...operationLimits, ...options, maxRows: operationLimits.maxAuditRows }) as Plugin,
   ];
 }

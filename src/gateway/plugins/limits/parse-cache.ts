@@ -9,7 +9,7 @@ import { operationLimits } from './operation-limits.js';
 
 const MB = 2 ** 20;
 
-export const parseCacheBytes = { documents: 12 * MB, errors: 4 * MB } as const;
+const parseCacheBytes = { documents: 12 * MB, errors: 4 * MB } as const;
 
 /** V8 keeps a string in one byte per character, or in two when one of them needs it. */
 const BYTES_PER_CHARACTER = 2;

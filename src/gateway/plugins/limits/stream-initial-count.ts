@@ -1,14 +1,11 @@
-/**
- * `@stream(initialCount:)` below 0 or null trips an executor invariant: a literal is refused by
- * validation (as graphql 17 does), a variable once its value is known, before anything executes.
- */
+/** `@stream(initialCount:)` below 0 or null breaks the executor: refused by validation, a variable's before execution. */
 import { GraphQLError, Kind, type ASTVisitor, type ExecutionArgs, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { analysisOf, limitVariables } from './document-analysis.js';
 
 const MUST = '@stream initialCount must be 0 or more';
 
-export function streamInitialCountRule(context: ValidationContext): ASTVisitor {
+function streamInitialCountRule(context: ValidationContext): ASTVisitor {
   return {
     Directive(node) {
       if (node.name.value !== 'stream') return;
@@ -21,25 +18,23 @@ export function streamInitialCountRule(context: ValidationContext): ASTVisitor {
   };
 }
 
-function refusal(args: ExecutionArgs): ExecutionResult | undefined {
+type Started = { args: ExecutionArgs; setResultAndStopExecution: (result: ExecutionResult) => void };
+
+function refuseInitialCounts({ args, setResultAndStopExecution }: Started): void {
   const analysis = analysisOf(args.document, args.operationName);
-  if (!analysis?.initialCountVariables.length) return undefined;
+  if (!analysis?.initialCountVariables.length) return;
   const coerced = limitVariables(args, analysis);
-  if (!coerced) return undefined;
+  if (!coerced) return;
   const errors = analysis.initialCountVariables
     .filter((name) => coerced[name] === null || (coerced[name] as number) < 0)
     .map((name) => new GraphQLError(`Variable "$${name}" got invalid value ${String(coerced[name])}; ${MUST}.`, { extensions: { code: 'BAD_USER_INPUT' } }));
-  return errors.length > 0 ? { errors } : undefined;
+  if (errors.length > 0) setResultAndStopExecution({ errors });
 }
 
 export function useStreamInitialCount(): Plugin {
-  const refuse = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (result: ExecutionResult) => void }) => {
-    const refused = refusal(args);
-    if (refused) setResultAndStopExecution(refused);
-  };
   return {
     onValidate: ({ addValidationRule }) => addValidationRule(streamInitialCountRule),
-    onExecute: refuse,
-    onSubscribe: refuse,
+    onExecute: refuseInitialCounts,
+    onSubscribe: refuseInitialCounts,
   };
 }

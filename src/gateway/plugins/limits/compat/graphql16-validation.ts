@@ -35,11 +35,18 @@ function rootConditions(context: ValidationContext, selectionSet: SelectionSetNo
   return found;
 }
 
-/** graphql 16's SingleFieldSubscriptionsRule, run only on operations free of root `@skip`/`@include`, as graphql 17 does. */
-export function singleFieldSubscriptionsRule(context: ValidationContext): ASTVisitor {
+/**
+ * graphql 17's operation rules: an operation type needs a root, and graphql 16's SingleFieldSubscriptionsRule
+ * runs only on subscriptions free of root `@skip`/`@include`.
+ */
+function operationRule(context: ValidationContext): ASTVisitor {
   const graphql16 = SingleFieldSubscriptionsRule(context) as { OperationDefinition: (node: OperationDefinitionNode) => void };
   return {
     OperationDefinition(node) {
+      if (!context.getSchema().getRootType(node.operation)) {
+        context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
+        return;
+      }
       if (node.operation !== 'subscription') return;
       const directives = rootConditions(context, node.selectionSet, new Set());
       if (directives.length === 0) return graphql16.OperationDefinition(node);
@@ -53,24 +60,14 @@ export function singleFieldSubscriptionsRule(context: ValidationContext): ASTVis
   };
 }
 
-function knownOperationTypesRule(context: ValidationContext): ASTVisitor {
-  return {
-    OperationDefinition(node) {
-      if (context.getSchema().getRootType(node.operation)) return;
-      context.reportError(new GraphQLError(`This schema does not support ${node.operation} operations.`, { nodes: node }));
-    },
-  };
-}
-
-/** Adds graphql 17's operation type rule, and puts its subscription rule in graphql 16's place, so that one never runs. */
+/** graphql 17's rules in place of graphql 16's subscription rule, so that one never runs. */
 export function useGraphql17Validation(): Plugin {
   return {
     onValidate({ params, addValidationRule }) {
-      addValidationRule(knownOperationTypesRule);
       const rules = params.rules as ValidationRule[] | undefined;
       const index = rules?.indexOf(SingleFieldSubscriptionsRule) ?? -1;
-      if (rules && index >= 0) rules[index] = singleFieldSubscriptionsRule;
-      else addValidationRule(singleFieldSubscriptionsRule);
+      if (rules && index >= 0) rules[index] = operationRule;
+      else addValidationRule(operationRule);
     },
   };
 }
