@@ -81,7 +81,7 @@ describe('auditEvents paging', () => {
           expect(back).toEqual(truth.slice(0, cut));
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 15 },
     );
   }, 60_000);
 
