@@ -14,12 +14,12 @@ const PROCESS_TESTS = ['test/startup.test.ts'];
 /**
  * Files that fake timers run isolated: in the shared workers, a fake `setTimeout` left behind (by a
  * spy restored after the fake was removed, say) stops every later file's timers in that worker.
+ * A file that fakes `Date` alone stays shared: no timer of another file depends on it.
  */
 const FAKE_TIMER_TESTS = [
   'test/live/stall-watch.test.ts',
   'test/live/subscriber-units.test.ts',
   'test/live/poller-units.test.ts',
-  'test/schema/audit-streamed-page.test.ts',
   'test/server/connection-limits.test.ts',
 ];
 

@@ -25,6 +25,7 @@ const PAGE = /* GraphQL */ `
     }
   }
 `;
+const BODY_CAP_BYTES = 4 * 1024 * 1024;
 const codes = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.map((e) => e.extensions?.code);
 
 let unhandled: ReturnType<typeof watchUnhandled>;
@@ -42,8 +43,8 @@ describe('hostile records and bodies', () => {
   beforeAll(async () => {
     gw = await startTestGateway({
       simulator: { eventCount: 2000 },
-      // Time for a busy machine to read 16 MB (the body over the cap) before the deadline that ends a body that never does.
-      env: { UPSTREAM_TIMEOUT_MS: '5000', AUDIT_CACHE_MAX_BYTES: '0' },
+      // A cap above a 2 MB record; time for a busy machine to read the body over it before the deadline.
+      env: { UPSTREAM_TIMEOUT_MS: '5000', UPSTREAM_MAX_BODY_BYTES: String(BODY_CAP_BYTES), AUDIT_CACHE_MAX_BYTES: '0' },
     });
   });
   afterAll(() => gw.close());
@@ -60,8 +61,8 @@ describe('hostile records and bodies', () => {
     expect(response.errors?.[0]?.message).toMatch(/position 0/);
   });
 
-  it('a body over UPSTREAM_MAX_BODY_BYTES (default 16 MB) is UPSTREAM_INVALID_RESPONSE', async () => {
-    gw.sim.control.hostileNext('audit', 'oversize-body', { bytes: 16 * 1024 * 1024 + 1024 });
+  it('a body over UPSTREAM_MAX_BODY_BYTES is UPSTREAM_INVALID_RESPONSE', async () => {
+    gw.sim.control.hostileNext('audit', 'oversize-body', { bytes: BODY_CAP_BYTES + 1024 });
     const response = await gw.execute(PAGE, { first: 20 });
     expect(response.data).toEqual({ auditEvents: null });
     expect(codes(response)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
@@ -148,9 +149,9 @@ describe('credentials an upstream hands out', () => {
   });
   beforeEach(() => upstream.clear());
 
-  it('a 10 MB access token is refused once for 100 concurrent queries and never sent; the next query asks again', async () => {
-    // Kept, it would be copied into every request: 100 queries at once, a gigabyte of headers.
-    upstream.answerNext('token', { body: { access_token: 'a'.repeat(10 * 1024 * 1024), expires_in: 10_799 } });
+  it('a 1 MB access token is refused once for 100 concurrent queries and never sent; the next query asks again', async () => {
+    // Kept, it would be copied into every request: 100 queries at once, 100 MB of headers.
+    upstream.answerNext('token', { body: { access_token: 'a'.repeat(1024 * 1024), expires_in: 10_799 } });
     const responses = await Promise.all(Array.from({ length: 100 }, () => gw.execute(PAGE, { first: 1 })));
     expect(new Set(responses.map((response) => codes(response)?.join()))).toEqual(new Set(['UPSTREAM_INVALID_RESPONSE']));
     expect(upstream.requests('token')).toHaveLength(1);

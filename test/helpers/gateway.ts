@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/lib/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/gateway/plugins/observability/metrics.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.js';
+import { DEFAULT_EVENT_COUNT, startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.js';
 import { createUpstreams, type UpstreamOptions } from '../../src/upstream/index.js';
 import type { Upstreams } from '../../src/upstream/types.js';
 import { createGateway, type GatewayOptions, type GatewayYoga } from '../../src/gateway/yoga.js';
@@ -47,6 +47,8 @@ export interface TestGateway {
 export async function startTestGateway(
   options: {
     simulator?: SimulatorOptions;
+    /** The simulator's full seeded history instead of a few thousand events, which cost far less CPU to generate at every start. */
+    fullHistory?: boolean;
     env?: Record<string, string>;
     /** Settings the environment of a test gateway cannot give (those of demo mode). */
     config?: Partial<Config>;
@@ -56,7 +58,7 @@ export async function startTestGateway(
     holdUpstream?: (request: IncomingMessage) => boolean;
   } = {},
 ): Promise<TestGateway> {
-  const sim = await startSimulator(options.simulator);
+  const sim = await startSimulator({ eventCount: options.fullHistory ? DEFAULT_EVENT_COUNT : 3000, ...options.simulator });
   const upstream = options.holdUpstream ? await startHoldingProxy(sim.url, options.holdUpstream) : undefined;
   const config: Config = {
     ...loadConfig({

@@ -98,8 +98,9 @@ describe.each([
     server = await startLiveServer({ stallMs: 300, endGraceMs: 100, onConnection: (socket) => void serverSockets.push(socket) });
     const live = server;
     const now = Date.now();
-    // Tokens of 128 digests make each record about 2 KB: more than the sockets' buffers hold.
-    insertSpread(live, 5000, 'Stall', now - 100_000, now - 1000);
+    // Tokens of 128 digests make each record about 2 KB: 6 MB, more than the sockets' buffers hold for a
+    // client that reads nothing (Linux lets a socket's send buffer grow to 4 MB by default).
+    insertSpread(live, 3000, 'Stall', now - 100_000, now - 1000);
     const client = await registered(live, () => stalled(live.url, { filter: { objectType: 'Stall' }, since: new Date(now - 120_000).toISOString() }));
     cleanups.push(() => client.destroy());
     // Found while open: a destroyed socket no longer knows its peer.

@@ -307,14 +307,15 @@ describe('catch-up reads', () => {
     });
   });
 
+  // Upstream pages of 500 rows: a replay of several pages, at a tenth of the upstream's page size.
   it.each([
     ['in one read', undefined],
-    ['in parts, when larger than the reads may hold', 2 * 1024 * 1024],
-  ])('a replay of 20,000 records arrives whole %s, oldest first, each once, then the live records', async (_how, maxReadBytes) => {
+    ['in parts, when larger than the reads may hold', 200 * 1024],
+  ])('a replay of 2,000 records (four pages) arrives whole %s, oldest first, each once, then the live records', async (_how, maxReadBytes) => {
     const now = Date.now();
-    const replay = Array.from({ length: 20_000 }, (_, i) => auditRecord(String(i).padStart(5, '0'), now - 60_000 + Math.floor(i / 4)));
+    const replay = Array.from({ length: 2000 }, (_, i) => auditRecord(String(i).padStart(5, '0'), now - 60_000 + Math.floor(i / 4)));
     const identity = fakeIdentity([...replay]);
-    const { live } = hub(identity, { pollMs: 50, ...(maxReadBytes ? { maxReadBytes } : {}) });
+    const { live } = hub(identity, { pollMs: 50, pageSize: 500, ...(maxReadBytes ? { maxReadBytes } : {}) });
     const stream = live.subscribe({ since: new Date(now - 61_000) });
     const received: string[] = [];
     for (let i = 0; i < replay.length; i++) received.push(await read(stream));
@@ -328,9 +329,9 @@ describe('catch-up reads', () => {
   it('a replay of one busy instant, larger than the reads may hold, arrives whole in parts, by uuid', async () => {
     const now = Date.now();
     const instant = now - 2000;
-    const replay = Array.from({ length: 6000 }, (_, i) => auditRecord(String(i).padStart(4, '0'), instant));
+    const replay = Array.from({ length: 600 }, (_, i) => auditRecord(String(i).padStart(4, '0'), instant));
     const identity = fakeIdentity([...replay]);
-    const { live } = hub(identity, { pollMs: 60_000, maxReadBytes: 512 * 1024 });
+    const { live } = hub(identity, { pollMs: 60_000, pageSize: 50, maxReadBytes: 51 * 1024 });
     const stream = live.subscribe({ since: new Date(now - 5000) });
     const received: string[] = [];
     for (let i = 0; i < replay.length; i++) received.push(await read(stream));

@@ -15,7 +15,7 @@ let anchor: number;
 
 beforeAll(async () => {
   anchor = Date.now();
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fullHistory: true });
 });
 afterAll(() => gw?.close());
 
@@ -81,7 +81,7 @@ describe('auditEvents paging', () => {
           expect(back).toEqual(truth.slice(0, cut));
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 15 },
     );
   }, 60_000);
 

@@ -16,7 +16,7 @@ let records: AuditRecordData[];
 
 beforeAll(async () => {
   anchor = Date.now();
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fullHistory: true });
   window = { from: new Date(anchor - 72 * HOUR).toISOString(), to: new Date(anchor).toISOString() };
   const page = await fetchPage(gw, { first: 5000, filter: window }, PAGE_QUERY);
   nodes = new Map(page.edges.map((e) => [e.node['uuid'] as string, e.node]));

@@ -46,8 +46,9 @@ function server(options: { largeAnswerStallMs?: number } = {}) {
           const size = args.first ?? args.last ?? 0;
           resolved.push(size);
           if (size > 1000 && size < 1010) await new Promise<void>((release) => held.set(size, release));
-          // 32 MB: more than the kernel's socket buffers take in for a client that reads nothing.
-          if (size >= 2000 && size < 3000) return Array.from({ length: 4000 }, () => 'x'.repeat(8000));
+          // 6 MB: more than the kernel's socket buffers take in for a client that reads nothing (Linux
+          // lets a socket's send buffer grow to 4 MB by default).
+          if (size >= 2000 && size < 3000) return Array.from({ length: 800 }, () => 'x'.repeat(8000));
           return ['row'];
         },
         other: () => 'x',

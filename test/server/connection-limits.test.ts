@@ -29,6 +29,12 @@ import { closeServer } from '../helpers/listen.js';
 import { clientFrame, RawWebSocket } from '../helpers/websocket-frame.js';
 
 const REQUEST_TIMEOUT_MS = 300;
+/** Where nothing may time out while a test runs, on however busy a machine; tests skip ahead over it. */
+const LONG_TIMEOUT_MS = 30_000;
+/** How long an answered connection the client keeps open lingers (src/server/client-error.ts). */
+const LINGER_MS = 1000;
+/** How long a WebSocket closed by the server stays open for its client to read the close frame (src/server/http-server.ts). */
+const CLOSE_GRACE_MS = 1000;
 const open = rawClients();
 
 interface Served {
@@ -113,6 +119,25 @@ async function untilConnections(served: Served, expected: number): Promise<void>
   while (metricValue(await served.scrape(), 'gateway_http_connections') !== expected && Date.now() < deadline) await sleep(20);
 }
 
+/**
+ * Runs `body` with setTimeout keeping real pace, so that it can skip ahead (vi.advanceTimersByTime)
+ * over the second an answered connection lingers, or over a request timeout.
+ */
+async function skippingAhead(body: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+  try {
+    await body();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** A request body of exactly `bytes` bytes: a query padded with spaces. */
+function typenameBody(bytes: number): string {
+  const body = (padding: number) => JSON.stringify({ query: `{ __typename${' '.repeat(padding)}}` });
+  return body(bytes - body(0).length);
+}
+
 /** Waits until the body bytes reserved are `expected` (or twenty seconds are over). */
 async function untilReserved(served: Served, expected: number): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -128,25 +153,41 @@ describe('requests that do not arrive in time', () => {
   afterAll(() => served.close());
 
   it('answers a body that stalls halfway with 408 and a JSON BAD_REQUEST error, and closes the connection', async () => {
-    const client = open(served.port, postHead(query.length + 100) + query);
-    const answer = parse(await client.answer());
-    expect(answer.statusLine).toBe('HTTP/1.1 408 Request Timeout');
-    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-    expect(answer.body).toEqual({ errors: [{ message: 'The request did not arrive in time.', extensions: { code: 'BAD_REQUEST' } }] });
-    // The client never closes its side: the server lets go of the connection by itself.
-    expect(await untilServerConnections(served, 0)).toBe(0);
-    expect(client.closed).toBe(false);
+    await skippingAhead(async () => {
+      const client = open(served.port, postHead(query.length + 100) + query);
+      const answer = parse(await client.answer());
+      expect(answer.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+      expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      expect(answer.body).toEqual({ errors: [{ message: 'The request did not arrive in time.', extensions: { code: 'BAD_REQUEST' } }] });
+      // The client never closes its side: the server lets go of the connection by itself.
+      vi.advanceTimersByTime(LINGER_MS);
+      expect(await untilServerConnections(served, 0)).toBe(0);
+      expect(client.closed).toBe(false);
+    });
   });
 
   it('answers headers sent a line at a time (slowloris) with 408 and closes the connection', async () => {
     const client = open(served.port, 'POST /graphql HTTP/1.1\r\nhost: x\r\n');
     const trickle = setInterval(() => client.socket.write('x-more: y\r\n'), 50);
     try {
-      expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
-      expect(await untilServerConnections(served, 0)).toBe(0);
+      await skippingAhead(async () => {
+        expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
+        vi.advanceTimersByTime(LINGER_MS);
+        expect(await untilServerConnections(served, 0)).toBe(0);
+      });
     } finally {
       clearInterval(trickle);
     }
+  });
+
+  it('frees the bytes of a body that timed out', async () => {
+    await skippingAhead(async () => {
+      const client = open(served.port, postHead(40 * 1024) + '{');
+      expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
+      vi.advanceTimersByTime(LINGER_MS);
+      await untilReserved(served, 0);
+      expect(metricValue(await served.scrape(), 'gateway_http_request_bytes_in_flight')).toBe(0);
+    });
   });
 
   it('counts the requests that timed out in the metrics', async () => {
@@ -158,8 +199,8 @@ describe('requests that do not arrive in time', () => {
   it('keeps an SSE subscription and a WebSocket open well past the request timeout, still delivering', async () => {
     const sse = subscribeSse(served.url);
     const ws = subscribeWs(served.url);
-    // Several timeouts (and checks of Node's connection list) go by.
-    await sleep(REQUEST_TIMEOUT_MS * 5);
+    // Timeouts (and checks of Node's connection list) go by.
+    await sleep(REQUEST_TIMEOUT_MS * 2);
     expect(sse.received.done).toBe(false);
     expect(ws.received.done).toBe(false);
     const before = [sse.received.uuids.length, ws.received.uuids.length];
@@ -186,15 +227,18 @@ describe('connections over MAX_CONNECTIONS', () => {
     const held = [open(served.port, keepAliveGet('/healthz')), open(served.port, keepAliveGet('/healthz')), open(served.port, keepAliveGet('/healthz'))];
     for (const client of held) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 200 OK');
 
-    const refused = open(served.port, keepAliveGet('/healthz'));
-    const answer = parse(await refused.answer());
-    expect(answer.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
-    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close', 'retry-after': '1' });
-    expect(answer.body).toEqual({
-      errors: [{ message: 'The gateway has too many open connections; retry later.', extensions: { code: 'RATE_LIMITED' } }],
+    await skippingAhead(async () => {
+      const refused = open(served.port, keepAliveGet('/healthz'));
+      const answer = parse(await refused.answer());
+      expect(answer.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close', 'retry-after': '1' });
+      expect(answer.body).toEqual({
+        errors: [{ message: 'The gateway has too many open connections; retry later.', extensions: { code: 'RATE_LIMITED' } }],
+      });
+      // The client never closes its side: the server lets go of the refused connection by itself.
+      vi.advanceTimersByTime(LINGER_MS);
+      expect(await untilServerConnections(served, 3)).toBe(3);
     });
-    // The client never closes its side: the server lets go of the refused connection by itself.
-    expect(await untilServerConnections(served, 3)).toBe(3);
 
     // The held connections are still served on the same sockets.
     held[0]!.received = '';
@@ -278,12 +322,13 @@ describe('request bytes in flight', () => {
   let served: Served;
   beforeAll(async () => {
     // Room for 80 KB of (not small) bodies being received at once.
-    served = await serve({ maxRequestBytesInFlight: 80 * 1024, requestTimeoutMs: 2000 });
+    served = await serve({ maxRequestBytesInFlight: 80 * 1024, requestTimeoutMs: LONG_TIMEOUT_MS });
   });
   afterAll(() => served.close());
 
   it('answers a body that would take the bytes being received past the bound 503 RATE_LIMITED; smaller ones and GETs pass', async () => {
-    const stalled = [open(served.port, postHead(40 * 1024) + '{'), open(served.port, postHead(20 * 1024) + '{')];
+    const bodies = [typenameBody(40 * 1024), typenameBody(20 * 1024)];
+    const stalled = bodies.map((body) => open(served.port, postHead(body.length) + body[0]));
     await untilReserved(served, 60 * 1024);
 
     const refused = open(served.port, postHead(24 * 1024) + '{');
@@ -302,8 +347,9 @@ describe('request bytes in flight', () => {
     expect(parse(await open(served.port, postHead(query.length) + query).answer()).body).toEqual({ data: { __typename: 'Query' } });
     expect(parse(await open(served.port, keepAliveGet('/healthz')).answer()).statusLine).toBe('HTTP/1.1 200 OK');
 
-    // Once the stalled bodies time out, their bytes are free again.
-    for (const client of stalled) expect(parse(await client.answer()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    // Once the stalled bodies are whole, they are served and their bytes are free again.
+    stalled.forEach((client, i) => client.socket.write(bodies[i]!.slice(1)));
+    for (const client of stalled) expect(parse(await client.answer()).body).toEqual({ data: { __typename: 'Query' } });
     await untilReserved(served, 0);
     const late = JSON.stringify({ query: `{ __typename ${' '.repeat(60 * 1024)}}` });
     expect(parse(await open(served.port, postHead(late.length) + late).answer()).body).toEqual({ data: { __typename: 'Query' } });
@@ -319,7 +365,7 @@ describe('WebSocket messages being received', () => {
   const sockets: RawWebSocket[] = [];
   beforeAll(async () => {
     // Room for 80 KB of (not small) bodies and messages being received at once.
-    served = await serve({ maxRequestBytesInFlight: 80 * 1024, requestTimeoutMs: 2500 });
+    served = await serve({ maxRequestBytesInFlight: 80 * 1024, requestTimeoutMs: LONG_TIMEOUT_MS });
   });
   afterEach(() => {
     for (const socket of sockets.splice(0)) socket.socket.destroy();
@@ -394,23 +440,29 @@ describe('WebSocket messages being received', () => {
   it('closes a WebSocket whose message is not whole within the request timeout with 1008, small or large, and frees its bytes', async () => {
     const timedOutBefore = metricValue(await served.scrape(), 'gateway_http_request_timeouts_total');
     const [large, small, prompt] = await Promise.all([acknowledged(), acknowledged(), acknowledged()]);
-    large.send(typenameOf('large', 30 * 1024).subarray(0, 20 * 1024));
-    small.send(typenameOf('small', 100).subarray(0, 50));
-    await untilReserved(served, 30 * 1024);
-    const started = Date.now();
+    await skippingAhead(async () => {
+      large.send(typenameOf('large', 30 * 1024).subarray(0, 20 * 1024));
+      small.send(typenameOf('small', 100).subarray(0, 50));
+      await untilReserved(served, 30 * 1024);
 
-    // Sent in pieces, within the timeout: served.
-    const pieces = typenameOf('prompt', 30 * 1024);
-    prompt.send(pieces.subarray(0, 10));
-    await sleep(300);
-    prompt.send(pieces.subarray(10));
-    await answered(prompt, 'prompt');
+      // Sent in pieces, within the timeout: served.
+      const pieces = typenameOf('prompt', 30 * 1024);
+      prompt.send(pieces.subarray(0, 10));
+      await untilReserved(served, 60 * 1024);
+      vi.advanceTimersByTime(LONG_TIMEOUT_MS / 2);
+      prompt.send(pieces.subarray(10));
+      await answered(prompt, 'prompt');
+      expect([large.closeFrame, small.closeFrame]).toEqual([undefined, undefined]);
 
-    for (const stalled of [large, small]) {
-      await stalled.until(() => stalled.closed);
-      expect(stalled.closeFrame).toEqual({ code: 1008, reason: 'The message did not arrive in time.' });
-    }
-    expect(Date.now() - started).toBeGreaterThan(1500);
+      vi.advanceTimersByTime(LONG_TIMEOUT_MS);
+      for (const stalled of [large, small]) {
+        await stalled.until(() => stalled.closeFrame !== undefined);
+        expect(stalled.closeFrame).toEqual({ code: 1008, reason: 'The message did not arrive in time.' });
+      }
+      // The socket goes once the client could read the close frame.
+      vi.advanceTimersByTime(CLOSE_GRACE_MS);
+      for (const stalled of [large, small]) await stalled.until(() => stalled.closed);
+    });
     await untilReserved(served, 0);
     expect(prompt.closed).toBe(false);
     expect(metricValue(await served.scrape(), 'gateway_http_request_timeouts_total')).toBe(timedOutBefore + 2);

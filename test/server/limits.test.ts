@@ -36,7 +36,7 @@ const messageParams = (depth: number): string =>
 describe('operation limits', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway({ env: { MAX_REQUEST_BYTES: '65536' } });
+    gateway = await startTestGateway({ fullHistory: true, env: { MAX_REQUEST_BYTES: '65536' } });
   });
   afterAll(() => gateway.close());
 
