@@ -1,18 +1,21 @@
 /**
  * `npm run bench -- --ab=<git ref>`: this checkout's gateway against the one of an earlier commit,
  * both compiled, both running at once against one simulator, measured in alternating short rounds
- * (`runRounds`) so that a busy machine weighs on both alike. Reports CPU ms per request of each,
- * per page size.
+ * (`runRounds`: ABBA, a lead-in before every measured phase) so that a busy machine weighs on both
+ * alike. Reports CPU ms per request of each, per page size, and the ratio round by round: its
+ * median is the verdict, its spread the noise. `--ab=HEAD` measures that noise alone.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { runRounds } from './load.js';
+import { formatRatios, roundRatios, type RoundRatios } from './ratios.js';
 import { buildGateway, ensureDir, RESULTS, ROOT, startGateway, type GatewayChild } from './processes.js';
 import { gatewaySend, keepAlivePool, type Window } from './scenarios.js';
 
 export interface AbOptions {
   readonly ref: string;
   readonly sizes: readonly number[];
+  /** Measured rounds per page size (each side once per round). */
   readonly rounds: number;
   readonly concurrencyFor: (rows: number) => number;
   readonly env: Record<string, string>;
@@ -25,7 +28,11 @@ export interface AbSide {
   readonly cpuMsPerRequest: number;
 }
 
-export type AbResult = { rows: number; base: AbSide; current: AbSide; change: number }[];
+/** `change`: the median round's current / base CPU per request, less 1; `ratios`: every round's. */
+export type AbResult = { rows: number; base: AbSide; current: AbSide; change: number; ratios: RoundRatios }[];
+
+/** One measured phase per side and round: 1 s (2 s at 5000 rows), each after a lead-in of a third of that; short turns keep the two sides of a round close in time. */
+const phaseMs = (rows: number) => (rows >= 5000 ? 2000 : 1000);
 
 /** The paths a ref's build reads; a ref older than the simulator's own folder has no simulator/. */
 const BUILD_INPUTS = ['src', 'simulator', 'build.mjs', 'tsconfig.json', 'package.json'];
@@ -63,7 +70,8 @@ export async function abRun(simulatorUrl: string, window: Window, options: AbOpt
         {
           concurrency: options.concurrencyFor(rows),
           warmupMs: 1000,
-          durationMs: options.rounds * (rows >= 5000 ? 4000 : 2000),
+          settleMs: phaseMs(rows) / 3,
+          durationMs: options.rounds * phaseMs(rows),
           rounds: options.rounds,
         },
       );
@@ -74,12 +82,15 @@ export async function abRun(simulatorUrl: string, window: Window, options: AbOpt
         const cpuMs = result.cpuMs['gateway']!;
         return { cpuMs, answered: result.answered, cpuMsPerRequest: cpuMs / result.answered };
       };
-      const entry = { rows, base: per('base'), current: per('current'), change: 0 };
-      entry.change = entry.current.cpuMsPerRequest / entry.base.cpuMsPerRequest - 1;
+      // `current` runs second in even rounds.
+      const ratios = roundRatios(measured['current']!, 'gateway', measured['base']!, 'gateway', false);
+      const entry = { rows, base: per('base'), current: per('current'), change: ratios.median - 1, ratios };
       results.push(entry);
       options.log(
         `${rows} rows: ${options.ref} ${entry.base.cpuMsPerRequest.toFixed(3)} CPU ms/request (${entry.base.answered} requests), ` +
-          `current ${entry.current.cpuMsPerRequest.toFixed(3)} (${entry.current.answered}): ${(entry.change * 100).toFixed(1)} %`,
+          `current ${entry.current.cpuMsPerRequest.toFixed(3)} (${entry.current.answered}); ` +
+          `current/${options.ref} by round ${formatRatios(ratios, 'current', options.ref)}: ${(entry.change * 100).toFixed(1)} %` +
+          `\n  rounds: ${ratios.perRound.map((r) => r.toFixed(2)).join(' ')}`,
       );
     }
   } finally {

@@ -37,6 +37,14 @@ export interface LoadResult {
   readonly cpuMs: Record<string, number>;
   /** Requests answered in the measured phase, errors included (what cpuMs is divided by). */
   readonly answered: number;
+  /** Each measured phase on its own, in round order (one for `runLoad`). */
+  readonly phases: readonly PhaseCost[];
+}
+
+/** What one measured phase cost: the CPU of each sampled process and the requests it answered. */
+export interface PhaseCost {
+  readonly cpuMs: Readonly<Record<string, number>>;
+  readonly answered: number;
 }
 
 export interface Percentiles {
@@ -127,6 +135,13 @@ export interface RoundsOptions {
   readonly concurrency: number;
   /** Each side's warm-up, once, before the first round. */
   readonly warmupMs: number;
+  /**
+   * Each side's unmeasured load right before each of its measured phases (default: a quarter of a
+   * phase when there are several sides). A server idle while the other was measured starts cold
+   * (smaller young generation, caches taken by others); one measured twice in a row does not.
+   * Without this lead-in, the side that the order puts twice in a row more often looks cheaper.
+   */
+  readonly settleMs?: number;
   /** Each side's measured time, split evenly over the rounds. */
   readonly durationMs: number;
   readonly rounds: number;
@@ -139,12 +154,14 @@ class SideTotals {
   readonly errors = new ErrorTally();
   readonly latencies: number[] = [];
   measuredErrors = 0;
-  warmupSent = 0;
+  unmeasuredSent = 0;
   bytes = 0;
   elapsedMs = 0;
   readonly cpuMs: Record<string, number> = {};
+  readonly phases: PhaseCost[] = [];
 
   add(measured: Awaited<ReturnType<typeof phase>>): void {
+    this.phases.push({ cpuMs: measured.cpuMs, answered: measured.latencies.length + measured.errors });
     for (const latency of measured.latencies) this.latencies.push(latency);
     this.measuredErrors += measured.errors;
     this.bytes += measured.bytes;
@@ -161,35 +178,42 @@ class SideTotals {
       errors: this.errors.count,
       firstError: this.errors.first,
       errorKinds: this.errors.kinds,
-      sent: requests + this.measuredErrors + this.warmupSent,
+      sent: requests + this.measuredErrors + this.unmeasuredSent,
       rps: requests / (this.elapsedMs / 1000),
       latencyMs: percentiles(this.latencies),
       bytesPerResponse: requests > 0 ? Math.round(this.bytes / requests) : 0,
       cpuMs: this.cpuMs,
       answered: requests + this.measuredErrors,
+      phases: this.phases,
     };
   }
 }
 
 /**
- * Servers under the same load in alternating rounds, the order reversed every other round, so that
- * a machine whose speed drifts during the run weighs on every side alike: on a shared machine, one
- * server measured after another also measures how the machine changed between them. Each side's
- * result sums its rounds, its percentiles over every request it answered.
+ * Servers under the same load in alternating rounds, the order reversed every other round (ABBA),
+ * so that a machine whose speed drifts during the run weighs on every side alike: on a shared
+ * machine, one server measured after another also measures how the machine changed between them.
+ * Each measured phase follows a lead-in of its own side (`settleMs`), so none starts colder than
+ * the others. Each side's result sums its rounds (its percentiles over every request it answered)
+ * and keeps each round's cost in `phases`.
  */
 export async function runRounds(sides: readonly RoundSide[], options: RoundsOptions): Promise<Record<string, LoadResult>> {
   const totals = new Map(sides.map((side) => [side.name, new SideTotals()]));
   const around = options.around ?? ((_side: string, measure: () => Promise<void>) => measure());
-  for (const side of sides) {
-    if (options.warmupMs <= 0) continue;
-    const warmup = await phase(side.send, options.concurrency, options.warmupMs, totals.get(side.name)!.errors);
-    totals.get(side.name)!.warmupSent += warmup.latencies.length + warmup.errors;
-  }
+  const phaseMs = options.durationMs / options.rounds;
+  const settleMs = options.settleMs ?? (sides.length > 1 ? phaseMs / 4 : 0);
+  const unmeasured = async (side: RoundSide, ms: number) => {
+    if (ms <= 0) return;
+    const load = await phase(side.send, options.concurrency, ms, totals.get(side.name)!.errors);
+    totals.get(side.name)!.unmeasuredSent += load.latencies.length + load.errors;
+  };
+  for (const side of sides) await unmeasured(side, options.warmupMs);
   for (let round = 0; round < options.rounds; round++) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
       const total = totals.get(side.name)!;
+      await unmeasured(side, settleMs);
       await around(side.name, async () => {
-        total.add(await phase(side.send, options.concurrency, options.durationMs / options.rounds, total.errors, side.cpuOf));
+        total.add(await phase(side.send, options.concurrency, phaseMs, total.errors, side.cpuOf));
       });
     }
   }

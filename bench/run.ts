@@ -59,16 +59,22 @@ const profileRows = profileArg ? Number(profileArg.split('=')[1] ?? 5000) : unde
 /** `--ab=<git ref>`: CPU per request of this checkout against that commit's gateway (bench/ab.ts). */
 const abArg = args.find((a) => a.startsWith('--ab='));
 const abRef = abArg?.slice('--ab='.length);
+/** `--rounds=<n>`: alternating rounds per page size (gateway and reference server, or --ab's two gateways). */
+const roundsArg = args.find((a) => a.startsWith('--rounds='));
+const onlyRounds = roundsArg ? Number(roundsArg.slice('--rounds='.length)) : undefined;
 /** `--rows=20,5000`: only these page sizes. */
 const rowsArg = args.find((a) => a.startsWith('--rows='));
 const onlyRows = rowsArg?.slice('--rows='.length).split(',').map(Number);
 for (const arg of args) {
-  if (!['--quick', '--tsx'].includes(arg) && arg !== profileArg && arg !== abArg && arg !== rowsArg) {
-    throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx, --ab=<git ref>, --rows=<n,...>)`);
+  if (!['--quick', '--tsx'].includes(arg) && ![profileArg, abArg, rowsArg, roundsArg].includes(arg)) {
+    throw new Error(`unknown flag ${arg} (flags: --quick, --profile[=rows], --tsx, --ab=<git ref>, --rows=<n,...>, --rounds=<n>)`);
   }
 }
 if (onlyRows?.some((rows) => !(Number.isInteger(rows) && rows >= 1 && rows <= 5000))) {
   throw new Error('--rows=<n,...>: page sizes from 1 to 5000');
+}
+if (onlyRounds !== undefined && !(Number.isInteger(onlyRounds) && onlyRounds >= 1 && onlyRounds <= 100)) {
+  throw new Error('--rounds=<n>: from 1 to 100');
 }
 if (profileRows !== undefined && !(Number.isInteger(profileRows) && profileRows >= 1 && profileRows <= 5000)) {
   throw new Error('--profile=<rows>: rows from 1 to 5000');
@@ -79,8 +85,9 @@ const SIZES = onlyRows ?? (quick ? [20, 5000] : [20, 500, 5000]);
 /** 10 keeps both sides busy on small pages; 5000-row pages are CPU-bound, 4 keeps latency meaningful. */
 const concurrencyFor = (rows: number) => (rows >= 5000 ? 4 : 10);
 const TIMING = quick ? { warmupMs: 1000, durationMs: 2000 } : { warmupMs: 2000, durationMs: 8000 };
-/** The gateway and the reference server take turns within each page size: 2 s a turn (1 s quick). */
-const ROUNDS = quick ? 2 : 4;
+/** The gateway and the reference server take turns within each page size: 2 s a turn (1 s quick), after a lead-in of a quarter of that. */
+const ROUNDS = onlyRounds ?? (quick ? 2 : 4);
+const TURN_MS = TIMING.durationMs / (quick ? 2 : 4);
 /** 50 concurrent full pages; the smoke run does one wave. */
 const MEMORY = { runs: quick ? 1 : 5, waves: quick ? 1 : 3, width: 50, rows: 5000 };
 /** The main gateway never caches, so it is compared with the floor on equal terms. */
@@ -130,7 +137,8 @@ async function serverLoads(
     servers.map(({ name, pid, pool }) => ({ name, send: gatewaySend(pool, rows, window), cpuOf: { [name]: pid, simulator: simulator.pid } })),
     {
       concurrency: concurrencyFor(rows),
-      ...TIMING,
+      warmupMs: TIMING.warmupMs,
+      durationMs: ROUNDS * TURN_MS,
       rounds: ROUNDS,
       around: async (name, measure) => {
         const { calls, tokens } = await auditCallsDuring(simulator.url, measure);
@@ -341,7 +349,7 @@ async function benchRun(): Promise<void> {
 
 async function abCompare(ref: string): Promise<void> {
   const { simulator, window } = await prepare();
-  const results = await abRun(simulator.url, window, { ref, sizes: SIZES, rounds: quick ? 2 : 4, concurrencyFor, env: NO_CACHE, log });
+  const results = await abRun(simulator.url, window, { ref, sizes: SIZES, rounds: onlyRounds ?? (quick ? 2 : 12), concurrencyFor, env: NO_CACHE, log });
   await simulator.stop();
   writeFileSync(`${ensureDir(RESULTS)}/ab.json`, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), ref, results }, null, 2)}\n`);
 }

@@ -43,6 +43,41 @@ describe('runRounds', () => {
     }
   });
 
+  it('runs each side unmeasured right before each of its measured phases, so none is measured cold', async () => {
+    let lastSender = '';
+    const sender = (name: string) => {
+      const server = fakeServer(1);
+      return async () => {
+        lastSender = name;
+        return server.send();
+      };
+    };
+    const seen: string[] = [];
+    const results = await runRounds(
+      [
+        { name: 'a', send: sender('a') },
+        { name: 'b', send: sender('b') },
+      ],
+      {
+        concurrency: 2,
+        warmupMs: 20,
+        durationMs: 160,
+        rounds: 4,
+        around: async (side, measure) => {
+          seen.push(`${side} after ${lastSender}`);
+          await measure();
+        },
+      },
+    );
+    expect(seen).toEqual(['a after a', 'b after b', 'b after b', 'a after a', 'a after a', 'b after b', 'b after b', 'a after a']);
+    // One cost per measured round, adding up to the totals.
+    for (const name of ['a', 'b']) {
+      const result = results[name]!;
+      expect(result.phases).toHaveLength(4);
+      expect(result.phases.reduce((sum, phase) => sum + phase.answered, 0)).toBe(result.answered);
+    }
+  });
+
   it("charges each side only its own phases' requests, latencies and errors", async () => {
     // Latencies far apart, so that what a busy machine adds to the fast side's cannot pass for the slow side's.
     const fast = fakeServer(2);
@@ -52,7 +87,7 @@ describe('runRounds', () => {
         { name: 'fast', send: fast.send },
         { name: 'slow', send: slow.send },
       ],
-      { concurrency: 1, warmupMs: 0, durationMs: 1000, rounds: 2 },
+      { concurrency: 1, warmupMs: 0, settleMs: 0, durationMs: 1000, rounds: 2 },
     );
     expect(results['fast']!.errors).toBe(0);
     expect(results['fast']!.latencyMs.max).toBeLessThan(150);

@@ -28,6 +28,10 @@ beforeAll(async () => {
   startedAt = Date.now();
   gateway = await startTestGateway({ simulator: { seed: 3, eventCount: EVENTS } });
   reference = await startReferenceServer({ identityUrl: gateway.sim.url, clientId: DEMO_CLIENT.id, clientSecret: DEMO_CLIENT.secret });
+  // The gateway compiles a document the second time it is sent, and the bench measures it compiled:
+  // compared from here on is that path (graphql-jit puts LoginEvent's own fields before the interface's).
+  const hour = { from: new Date(startedAt - HOUR).toISOString(), to: new Date(startedAt).toISOString() };
+  expect((await gateway.execute(AUDIT_QUERY, { first: 1, ...hour })).errors).toBeUndefined();
 });
 afterAll(async () => {
   await reference?.close();
@@ -53,7 +57,8 @@ async function bothPages(first: number, fromMillis: number, toMillis: number) {
   return { gw: fromGateway.data!.auditEvents, ref: fromReference.data!.auditEvents };
 }
 
-const withoutCursor = ({ pageInfo: { hasNextPage }, ...rest }: Page['auditEvents']) => ({ ...rest, pageInfo: { hasNextPage } });
+/** The answer as text, the cursor left out: the same text means the same fields, values and order. */
+const withoutCursor = ({ window, pageInfo: { hasNextPage }, edges }: Page['auditEvents']) => JSON.stringify({ window, pageInfo: { hasNextPage }, edges });
 
 describe('reference server', () => {
   it('answers a 20-row page exactly as the gateway does', async () => {
@@ -61,7 +66,7 @@ describe('reference server', () => {
     expect(ref.edges).toHaveLength(20);
     expect(ref.pageInfo.hasNextPage).toBe(true);
     expect(ref.pageInfo.endCursor).toEqual(expect.any(String));
-    expect(withoutCursor(ref)).toEqual(withoutCursor(gw));
+    expect(withoutCursor(ref)).toBe(withoutCursor(gw));
   });
 
   it('maps every record of a full 5000-row page like the gateway: union members, actors, alias spellings', async () => {
@@ -79,7 +84,7 @@ describe('reference server', () => {
     expect(nodes.filter((n) => aliased.has(n.uuid)).length).toBeGreaterThan(0);
     expect(new Set(nodes.map((n) => n.__typename)).size).toBeGreaterThan(2);
     expect(nodes.some((n) => n['actor'] === null)).toBe(true);
-    expect(withoutCursor(ref)).toEqual(withoutCursor(gw));
+    expect(withoutCursor(ref)).toBe(withoutCursor(gw));
   });
 
   it('says there is no next page at the end of the window', async () => {
@@ -87,6 +92,6 @@ describe('reference server', () => {
     expect(ref.edges.length).toBeGreaterThan(0);
     expect(ref.edges.length).toBeLessThan(5000);
     expect(ref.pageInfo.hasNextPage).toBe(false);
-    expect(withoutCursor(ref)).toEqual(withoutCursor(gw));
+    expect(withoutCursor(ref)).toBe(withoutCursor(gw));
   });
 });
