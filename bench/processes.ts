@@ -185,8 +185,8 @@ async function freePort(): Promise<number> {
 
 /**
  * The real entry point in upstream mode against the simulator, with the command line and variables
- * of `npm run start:prod` (unless through tsx). LOG_LEVEL=warn hides the ready line (info), so
- * readiness is polled on /readyz.
+ * of `npm run start:prod` (unless through tsx), logging at the default level as shipped: one access
+ * line per request. Readiness is polled on /readyz.
  */
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   const port = await freePort();
@@ -205,7 +205,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayChil
     CONTENT_LIBRARY_USERNAME: DEMO_USER.username,
     CONTENT_LIBRARY_PASSWORD: DEMO_USER.password,
     GATEWAY_API_KEYS: API_KEY,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     SHUTDOWN_GRACE_MS: '5000',
     ...options.env,
   }, options.onLine);
