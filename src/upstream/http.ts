@@ -106,7 +106,12 @@ export class UpstreamHttp {
       // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
       const path = this.#basePath + request.path;
       const fields = { upstream: service, method, route, path, status, durationMs, retries };
-      call.log[level]({ ...fields, ...(credentialRetry ? { credentialRetry } : {}), ...more }, message);
+      if (call.log.isLevelEnabled(level)) {
+        // A success line's keys are fixed and none names a credential: redaction, which matches every value
+        // against every wildcard path, would find nothing on it.
+        const log = outcome === 'success' ? call.log.child({}, { redact: [] }) : call.log;
+        log[level]({ ...fields, ...(credentialRetry ? { credentialRetry } : {}), ...more }, message);
+      }
       const event = { service, route, method, status, durationMs, retries, credentialRetry, outcome };
       emit(this.#options.events?.onUpstreamCall, event);
       emit(traceEnd, event);
