@@ -185,6 +185,23 @@ describe('the gateway', () => {
     expect(compilations()).toMatchObject([{ jit: { operation: 'Page', kept: true } }]);
   });
 
+  it('answers a compiled audit page in the order of the document, as graphql-js does', async () => {
+    const query = `query Ordered { auditEvents(first: 50) { edges { node { __typename
+      ... on AuditRecord { uuid actor { userName } } ... on LoginEvent { success } ... on AuditRecord { objectType } } } } }`;
+    const texts = [];
+    for (let i = 0; i < 3; i++) texts.push(await (await gateway.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    })).text());
+    const nodes = (JSON.parse(texts[0]!) as { data: { auditEvents: { edges: { node: Record<string, unknown> }[] } } }).data.auditEvents.edges.map((edge) => edge.node);
+    const login = nodes.find((node) => node['__typename'] === 'LoginEvent');
+    expect(Object.keys(login!)).toEqual(['__typename', 'uuid', 'actor', 'success', 'objectType']);
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    expect(compilations().filter((line) => (line['jit'] as Compilation).operation === 'Ordered')).toHaveLength(1);
+  });
+
   it('answers each operation of a document as itself', async () => {
     const query = 'query A { auditEvents(first: 1) { edges { node { __typename } } } } query B { __typename }';
     const send = (operationName: string) =>
@@ -197,5 +214,21 @@ describe('the gateway', () => {
       expect(await send('A')).toMatchObject({ data: { auditEvents: { edges: [{ node: {} }] } } });
       expect(await send('B')).toEqual({ data: { __typename: 'Query' } });
     }
+  });
+});
+
+describe('graphql-jit 0.8.7 alone (compat/jit.ts puts each selection in a fragment of its own)', () => {
+  it("answers a member type's fragment before an interface's, against the document's order", async () => {
+    const { compileQuery, isCompiledQuery } = await import('graphql-jit');
+    const { buildSchema, parse } = await import('graphql');
+    const schema = buildSchema(`interface Record { id: ID }
+      type Login implements Record { id: ID success: Boolean }
+      union Event = Login
+      type Query { event: Event }`);
+    const compiled = compileQuery(schema, parse('{ event { ... on Record { id } ... on Login { success } } }'));
+    if (!isCompiledQuery(compiled)) throw new Error('not compiled');
+    const root = { event: { __typename: 'Login', id: '1', success: true } };
+    const answer = (await compiled.query(root, {}, {})) as { data: { event: object } };
+    expect(Object.keys(answer.data.event)).toEqual(['success', 'id']);
   });
 });

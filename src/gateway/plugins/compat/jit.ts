@@ -5,7 +5,7 @@
  * the items of a list whose resolver rejects, and knows no @defer/@stream). An operation is compiled
  * the second time its document is sent.
  */
-import type { DocumentNode, ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { Kind, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -43,8 +43,31 @@ export interface Compilation {
 /** graphql-jit shows the code it generated only in debug mode; read its length and let it go. */
 type DebugCompiledQuery = CompiledQuery & { __DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation?: string };
 
+/**
+ * graphql-jit 0.8.7 collects a selection set's own fields first, then its fragments last to first (from a
+ * stack), so `... on AuditRecord { uuid } ... on LoginEvent { success }` answers `success` first. With every
+ * selection in a fragment of its own, in reverse order, the stack gives them back in the document's order.
+ */
+function inDocumentOrder(document: DocumentNode): DocumentNode {
+  const stacked = (set: SelectionSetNode): SelectionSetNode => ({
+    ...set,
+    selections: set.selections
+      .map((selection) => {
+        if (selection.kind === Kind.FRAGMENT_SPREAD) return selection;
+        const inner = selection.selectionSet ? { ...selection, selectionSet: stacked(selection.selectionSet) } : selection;
+        if (inner.kind === Kind.INLINE_FRAGMENT) return inner;
+        return { kind: Kind.INLINE_FRAGMENT, selectionSet: { kind: Kind.SELECTION_SET, selections: [inner] } } as const;
+      })
+      .reverse(),
+  });
+  const definitions = document.definitions.map((definition) =>
+    'selectionSet' in definition ? { ...definition, selectionSet: stacked(definition.selectionSet) } : definition,
+  );
+  return { ...document, definitions };
+}
+
 function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined) {
-  const compiled = compileQuery(schema, document, operationName, { debug: true } as Partial<CompilerOptions>);
+  const compiled = compileQuery(schema, inDocumentOrder(document), operationName, { debug: true } as Partial<CompilerOptions>);
   if (!isCompiledQuery(compiled)) return undefined;
   const code = (compiled as DebugCompiledQuery).__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation;
   delete (compiled as DebugCompiledQuery).__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation;
