@@ -8,7 +8,7 @@ let anchor: number;
 
 beforeAll(async () => {
   anchor = Date.now();
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fullHistory: true });
 });
 afterAll(() => gw?.close());
 
