@@ -1,4 +1,5 @@
 /** Shared queries and paging walks for the auditEvents tests. */
+import { expect } from 'vitest';
 import type { AuditEventFilter as SimulatorFilter, AuditRecordData } from '../../simulator/index.js';
 import type { GraphQLResponse, TestGateway } from './gateway.js';
 
@@ -77,6 +78,23 @@ export function groundTruth(gw: TestGateway, window: { from: string; to: string 
     action: filter.action ? upstreamAction(filter.action) : undefined,
   };
   return gw.sim.control.events(query);
+}
+
+/**
+ * `filter`'s window walked in full 5000-row pages, each page's hasNextPage checked against the
+ * simulator's ground truth: the uuids seen, and the truth's.
+ */
+export async function walkInFullPages(gw: TestGateway, filter: GqlFilter & { from: string; to: string }) {
+  const truth = groundTruth(gw, filter).map((r) => r.uuid);
+  const seen: string[] = [];
+  let page = await fetchPage(gw, { first: 5000, filter });
+  for (;;) {
+    seen.push(...page.edges.map((e) => e.node['uuid'] as string));
+    expect(page.pageInfo.hasNextPage).toBe(seen.length < truth.length);
+    if (!page.pageInfo.hasNextPage) return { seen, truth };
+    expect(page.edges).toHaveLength(5000);
+    page = await fetchPage(gw, { first: 5000, after: page.pageInfo.endCursor });
+  }
 }
 
 export const upstreamAction = (action: string) => action.charAt(0) + action.slice(1).toLowerCase();
