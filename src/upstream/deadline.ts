@@ -1,7 +1,4 @@
-/**
- * An operation's deadline (REQUEST_TIMEOUT_MS) is one timer for all its upstream calls; each call's
- * (UPSTREAM_TIMEOUT_MS) bounds its connection, retries and wait for credentials, within the operation's.
- */
+/** An operation's deadline (REQUEST_TIMEOUT_MS) is one timer for its calls; each call's (UPSTREAM_TIMEOUT_MS) lies within. */
 
 /** The abort reason when the call's own deadline, not the caller, ended the call. */
 export class DeadlineExceededError extends Error {
@@ -88,21 +85,19 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
 
 /** Waits for shared work (a token fetched for many callers) until `signal` aborts; the work runs on. */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    // Its failure is nobody's now: handled, or it would be an unhandled rejection.
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const settled = () => signal.removeEventListener('abort', onAbort);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    // Followed even once aborted: a failure nobody waits for must not go unhandled.
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        settled();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        settled();
         reject(error);
       },
     );

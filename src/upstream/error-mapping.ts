@@ -1,7 +1,4 @@
-/**
- * The one place where what an upstream did becomes a typed UpstreamError. Messages are for clients
- * (no URL, token, secret or upstream body); `detail` is for the log only, and never holds secrets.
- */
+/** Where what an upstream did becomes an UpstreamError: the message for clients (no URL, secret, body), `detail` for logs. */
 import type { z } from 'zod';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { abortCauseOf } from './deadline.js';
@@ -14,7 +11,6 @@ const serviceNames: Record<UpstreamService, string> = {
 
 /** What of a request decides how its refusal maps (errorForStatus). */
 export interface RefusalMapping {
-  /** Stable label for logs and metrics. */
   readonly route: string;
   /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
   readonly credentialRoute?: boolean;
@@ -83,12 +79,9 @@ export function errorForAbort(service: UpstreamService, signal: AbortSignal, wai
 
 /** Too many upstream bytes arriving at once: nothing wrong with the answer, so a retry may succeed. */
 export function errorForAnswerBytes(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {
-  return new UpstreamError(
-    'UPSTREAM_UNAVAILABLE',
-    service,
-    `${serviceNames[service]} could not be read: the gateway is receiving too many upstream answers at once; retry later.`,
-    detail,
-  );
+  const name = serviceNames[service];
+  const message = `${name} could not be read: the gateway is receiving too many upstream answers at once; retry later.`;
+  return new UpstreamError('UPSTREAM_UNAVAILABLE', service, message, detail);
 }
 
 export function errorForInvalidBody(service: UpstreamService, detail: Record<string, unknown>): UpstreamError {
@@ -103,4 +96,53 @@ export function summarizeIssues(issues: readonly z.core.$ZodIssue[], limit = 20)
     code: issue.code,
     message: issue.message,
   }));
+}
+
+/** An OAuth error code (`invalid_client`) or a vAPI type (`com.vmware.vapi.std.errors.not_found`). */
+const ERROR_TYPE = /^[A-Za-z][\w.-]{0,119}$/;
+
+/** A refusal's error type (vAPI `type`, OAuth `error`): it tells "not found" apart; the log keeps nothing else of the body. */
+export function errorTypeIn(text: string): string | undefined {
+  let json: { error?: unknown; type?: unknown } | null;
+  try {
+    json = JSON.parse(text) as typeof json;
+  } catch {
+    return undefined;
+  }
+  const type = json?.type ?? json?.error;
+  return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
+}
+
+/** A type sharing this many characters in a row with a credential repeats part of it. */
+const ECHO_RUN = 8;
+
+/** An upstream may echo what it was sent: an error type repeating ECHO_RUN characters of a call's credential is dropped. */
+export function forgetEchoedCredentials(error: UpstreamError, sent: Iterable<string | undefined>): void {
+  const detail = error.detail!;
+  const type = detail['upstreamError'];
+  if (typeof type !== 'string') return;
+  for (const value of sent) {
+    if (value !== undefined && credentialPieces(value).some((piece) => piece !== '' && repeats(type, piece))) {
+      delete detail['upstreamError'];
+      return;
+    }
+  }
+}
+
+function repeats(type: string, piece: string): boolean {
+  if (type.includes(piece)) return true;
+  for (let start = 0; start + ECHO_RUN <= type.length; start++) {
+    if (piece.includes(type.slice(start, start + ECHO_RUN))) return true;
+  }
+  return false;
+}
+
+/** The value, the credential after its scheme (`Bearer x`, `Basic x`), and a Basic credential's user and password. */
+function credentialPieces(value: string): string[] {
+  const space = value.indexOf(' ');
+  if (space < 0) return [value];
+  const credential = value.slice(space + 1);
+  if (value.slice(0, space).toLowerCase() !== 'basic') return [value, credential];
+  const [user, ...password] = Buffer.from(credential, 'base64').toString().split(':');
+  return [value, credential, user!, password.join(':')];
 }

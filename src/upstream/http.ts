@@ -12,10 +12,11 @@ import {
   errorForFailure,
   errorForInvalidBody,
   errorForStatus,
+  errorTypeIn,
+  forgetEchoedCredentials,
   summarizeIssues,
   type RefusalMapping,
 } from './error-mapping.js';
-import { errorTypeIn, forgetEchoedCredentials } from './error-type.js';
 import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import { backoffMs, errorCodeOf, isRetryableConnectionError, retryableStatuses, retryAfterMs, type RetryPolicy } from './retry.js';
 import type { CallOptions } from './types.js';
@@ -58,14 +59,14 @@ interface Progress {
   status: number | undefined;
   retries: number;
   credentialRetry: boolean;
-  /** The last attempt's credential: an error type that repeats it is not logged. */
+  /** The last attempt's credential, kept out of the log. */
   lease?: CredentialLease | undefined;
 }
 
 export class UpstreamHttp {
   readonly service: UpstreamService;
   readonly #origin: string;
-  /** host:port, for the log line of a connection that failed. */
+  /** host:port, logged when a connection fails. */
   readonly #address: string;
   readonly #basePath: string;
   readonly #options: UpstreamHttpOptions;
@@ -79,22 +80,15 @@ export class UpstreamHttp {
     this.#options = options;
   }
 
-  async request<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<T> {
-    return (await this.measuredRequest(request, call)).value;
-  }
-
-  measuredRequest<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<MeasuredAnswer<T>> {
+  /** The answer, and its body's size for whoever keeps it. */
+  request<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<MeasuredAnswer<T>> {
     const tracer = this.#options.tracer;
-    if (!tracer) return this.#measuredRequest(request, call, undefined);
+    if (!tracer) return this.#request(request, call);
     const start = { service: this.service, route: request.route, method: request.method };
-    return tracer.traceCall(start, (end) => this.#measuredRequest(request, call, end));
+    return tracer.traceCall(start, (end) => this.#request(request, call, end));
   }
 
-  async #measuredRequest<T>(
-    request: UpstreamRequest<T>,
-    call: CallOptions,
-    traceEnd: ((event: UpstreamCallEvent) => void) | undefined,
-  ): Promise<MeasuredAnswer<T>> {
+  async #request<T>(request: UpstreamRequest<T>, call: CallOptions, traceEnd?: (event: UpstreamCallEvent) => void) {
     const started = performance.now();
     const deadline = createDeadline(this.#options.timeoutMs, call.signal, call.expiresAt);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
@@ -103,12 +97,10 @@ export class UpstreamHttp {
     const end = (outcome: UpstreamCallEvent['outcome'], level: 'info' | 'warn' | 'debug', message: string, more = {}) => {
       const { status, retries, credentialRetry } = progress;
       const durationMs = Math.round(performance.now() - started);
-      // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
-      const path = this.#basePath + request.path;
-      const fields = { upstream: service, method, route, path, status, durationMs, retries };
       if (call.log.isLevelEnabled(level)) {
-        // A success line's keys are fixed and none names a credential: redaction, which matches every value
-        // against every wildcard path, would find nothing on it.
+        // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
+        const fields = { upstream: service, method, route, path: this.#basePath + request.path, status, durationMs, retries };
+        // A success line's keys are fixed and none names a credential: redaction would find nothing on it.
         const log = outcome === 'success' ? call.log.child({}, { redact: [] }) : call.log;
         log[level]({ ...fields, ...(credentialRetry ? { credentialRetry } : {}), ...more }, message);
       }
@@ -146,29 +138,21 @@ export class UpstreamHttp {
   /** One credential renewal on a 401. */
   async #exchange<T>(request: UpstreamRequest<T>, call: CallOptions, deadline: Deadline, progress: Progress) {
     const source = request.credentials;
-    let lease = await source?.acquire(deadline, call.log);
-    for (;;) {
-      const response = await this.#sendWithRetries(request, lease, deadline, progress);
-      if (response.statusCode === 401 && source && lease && !progress.credentialRetry) {
-        await response.body.dump();
-        progress.credentialRetry = true;
-        lease.invalidate();
-        lease = await source.acquire(deadline, call.log);
-        continue;
-      }
-      return await this.#readAnswer(request, response);
+    progress.lease = await source?.acquire(deadline, call.log);
+    let response = await this.#sendWithRetries(request, deadline, progress);
+    if (response.statusCode === 401 && source && progress.lease) {
+      await response.body.dump();
+      progress.credentialRetry = true;
+      progress.lease.invalidate();
+      progress.lease = await source.acquire(deadline, call.log);
+      response = await this.#sendWithRetries(request, deadline, progress);
     }
+    return this.#readAnswer(request, response);
   }
 
-  async #sendWithRetries<T>(
-    request: UpstreamRequest<T>,
-    lease: CredentialLease | undefined,
-    deadline: Deadline,
-    progress: Progress,
-  ): Promise<Dispatcher.ResponseData> {
+  async #sendWithRetries<T>(request: UpstreamRequest<T>, deadline: Deadline, progress: Progress) {
     const policy = this.#options.retry;
     const retryMethod = request.credentialRoute ? 'GET' : request.method;
-    progress.lease = lease;
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
       let response: Dispatcher.ResponseData | undefined;
@@ -181,7 +165,7 @@ export class UpstreamHttp {
             origin: this.#origin,
             method: request.method,
             path: this.#pathWithQuery(request),
-            headers: { accept: 'application/json', ...request.headers, ...lease?.headers },
+            headers: { accept: 'application/json', ...request.headers, ...progress.lease?.headers },
             body: request.body,
             signal: deadline.signal,
           }),
@@ -211,7 +195,14 @@ export class UpstreamHttp {
     const { statusCode: status } = response;
     const { route } = request;
     const holding = this.#options.answerBytes.holding();
-    const refused = () => this.#refusedForBytes(route, status);
+    // The rest of the answer is left unread: the answer bytes in flight are at their bound.
+    const refused = () => {
+      emit(this.#options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
+      const { max, bytes } = this.#options.answerBytes;
+      const problem = 'upstream answer bytes in flight at their limit (UPSTREAM_MAX_BYTES_IN_FLIGHT)';
+      const detail = { route, status, problem, answerBytesInFlight: bytes, maxAnswerBytesInFlight: max };
+      return errorForAnswerBytes(this.service, detail);
+    };
     const invalid = (problem: string, more = {}) => errorForInvalidBody(this.service, { route, status, problem, ...more });
     try {
       // undici answers with final statuses only: nothing below 200 ends a request.
@@ -249,19 +240,6 @@ export class UpstreamHttp {
     }
     if (!parsed.success) throw invalid('body does not match its schema', { issues: summarizeIssues(parsed.error.issues) });
     return parsed.data;
-  }
-
-  /** The rest of the answer is left unread: the answer bytes in flight are at their bound. */
-  #refusedForBytes(route: string, status: number): UpstreamError {
-    emit(this.#options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
-    const { max, bytes } = this.#options.answerBytes;
-    return errorForAnswerBytes(this.service, {
-      route,
-      status,
-      problem: 'upstream answer bytes in flight at their limit (UPSTREAM_MAX_BYTES_IN_FLIGHT)',
-      answerBytesInFlight: bytes,
-      maxAnswerBytesInFlight: max,
-    });
   }
 
   #pathWithQuery<T>(request: UpstreamRequest<T>): string {
@@ -304,10 +282,7 @@ function moreContainersThan(text: string, limit: number): boolean {
 /** Pieces are decoded in batches of this many bytes: a body sent a byte at a time is not one string per byte. */
 export const DECODE_BATCH_BYTES = 64 * 1024;
 
-/**
- * The body as text, decoded as `body.text()` does, each piece added to `holding` (`refused()` when one
- * does not fit). ASCII, what these services send, is taken as Latin-1 without a decoder.
- */
+/** The body as `body.text()` decodes it, each piece added to `holding`; ASCII, what these services send, needs no decoder. */
 async function readText(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => Error) {
   let decoder: TextDecoder | undefined;
   let text = '';
@@ -338,7 +313,7 @@ async function readText(body: Dispatcher.ResponseData['body'], holding: ByteHold
   return { text: decoder ? text + decoder.decode() : text, bodyBytes };
 }
 
-/** The error type of a refusal's body (see error-type.ts): none when it cannot be read, unless refused for bytes. */
+/** The error type of a refusal's body: none when it cannot be read, unless refused for bytes. */
 async function readErrorType(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => UpstreamError) {
   const read = await readText(body, holding, refused).catch((error: unknown) => {
     if (error instanceof UpstreamError) throw error;

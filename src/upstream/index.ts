@@ -2,8 +2,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
-import { ContentLibraryClient } from './content-library/client.js';
-import { SessionManager } from './content-library/session.js';
+import { ContentLibraryClient, SessionManager } from './content-library/client.js';
 import type { UpstreamEvents, UpstreamTracer } from './events.js';
 import { UpstreamHttp } from './http.js';
 import { AuditPageCache } from './identity/audit-cache.js';
@@ -26,10 +25,7 @@ export interface UpstreamOptions {
 
 export type GatewayUpstreams = ReturnType<typeof createUpstreams>;
 
-/**
- * Answers up to this size (tokens, error bodies, small pages) count nothing against
- * UPSTREAM_MAX_BYTES_IN_FLIGHT, so large ones never crowd them out; the connections bound them.
- */
+/** Answers this small (tokens, errors, small pages) skip UPSTREAM_MAX_BYTES_IN_FLIGHT: large ones never crowd them out. */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
 
 export function createUpstreams(config: Config, options: UpstreamOptions = {}) {
@@ -59,12 +55,12 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}) {
   if (config.identity) {
     const { baseUrl, clientId } = config.identity;
     const http = httpFor('identity', baseUrl);
-    tokens = new TokenManager({ http, config: config.identity, events, now });
+    tokens = new TokenManager(http, config.identity, events, now);
     // Wall clock, not options.now: a token test's jumps in time must not close audit windows.
     const { auditCacheMaxBytes: maxBytes, auditCacheSettleMs: settleMs } = config;
     auditCache = maxBytes > 0 ? new AuditPageCache({ maxBytes, settleMs, events, shared: options.sharedStore }) : undefined;
     const cache = auditCache && { pages: auditCache, owner: { baseUrl, clientId } };
-    identity = new IdentityClient({ http, tokens, cache });
+    identity = new IdentityClient(http, tokens, cache);
   }
 
   let sessions: SessionManager | undefined;
@@ -72,8 +68,8 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}) {
   if (config.contentLibrary) {
     const { url, vendor, credentials } = config.contentLibrary;
     const http = httpFor('content-library', url);
-    sessions = credentials ? new SessionManager({ http, vendor, credentials, events }) : undefined;
-    contentLibrary = new ContentLibraryClient({ http, vendor, sessions });
+    sessions = credentials ? new SessionManager(http, vendor, credentials, events) : undefined;
+    contentLibrary = new ContentLibraryClient(http, vendor, sessions);
   }
 
   // Idempotent; waits for calls in flight, which their deadlines bound.

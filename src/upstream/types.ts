@@ -11,6 +11,10 @@ export interface CallOptions {
   readonly expiresAt?: number;
 }
 
+/** The audit report's action filter values, in the upstream's own spelling (spec 4.2). */
+export const UPSTREAM_ACTIONS = ['Create', 'Update', 'Delete', 'Link', 'Unlink'] as const;
+export type UpstreamAction = (typeof UPSTREAM_ACTIONS)[number];
+
 /** One audit report request, in the upstream's own terms (spec 4.2). */
 export interface AuditReportQuery {
   readonly fromMillis: number;

@@ -29,7 +29,7 @@ const http = new UpstreamHttp({
   timeoutMs: 60_000,
   retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
 });
-const answer = await http.request(
+const { value: answer } = await http.request(
   { route: 'items', method: 'GET', path: '/items', schema: z.object({ note: z.string() }) },
   { log: createLogger({ level: 'silent' }) },
 );

@@ -150,9 +150,9 @@ describe('AuditPageCache', { timeout: 15_000 }, () => {
     const bodyBytes = page(tiny).length;
 
     const charged = async (body: string, maxBytes: number) => {
-      const http = { measuredRequest: async () => ({ value: JSON.parse(body), bodyBytes }) } as unknown as UpstreamHttp;
+      const http = { request: async () => ({ value: JSON.parse(body), bodyBytes }) } as unknown as UpstreamHttp;
       const cache = new AuditPageCache({ maxBytes, settleMs: 60_000 });
-      const client = new IdentityClient({ http, tokens: {} as TokenManager, cache: { pages: cache, owner: OWNER } });
+      const client = new IdentityClient(http, {} as TokenManager, { pages: cache, owner: OWNER });
       const { rows } = await client.auditReport(closedWindow(100), plain.call);
       expect(rows.every((row) => row.ok)).toBe(true);
       return cache.stats();

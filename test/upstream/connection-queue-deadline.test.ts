@@ -73,6 +73,6 @@ describe('the wait for a pooled connection', { timeout: 15_000 }, () => {
     expect(firstSettled).toBe(false);
     expect(service.seen()).toBe(1);
     service.releaseAll();
-    await expect(first).resolves.toEqual({ ok: true });
+    await expect(first).resolves.toMatchObject({ value: { ok: true } });
   });
 });

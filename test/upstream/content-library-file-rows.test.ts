@@ -3,7 +3,7 @@
  * in place as unreadable, the others are read as usual, and the log says why without the values.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXPLAINED_PER_ANSWER, MAX_FILE_DEPTH, readFileRows } from '../../src/upstream/content-library/file-rows.js';
+import { EXPLAINED_PER_ANSWER, MAX_FILE_DEPTH, readFileRows } from '../../src/upstream/content-library/client.js';
 import { scriptedEnv, startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 import { startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 

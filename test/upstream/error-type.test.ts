@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/lib/errors.js';
 import { basicAuthorization } from '../../src/upstream/credentials.js';
-import { errorTypeIn, forgetEchoedCredentials } from '../../src/upstream/error-type.js';
+import { errorTypeIn, forgetEchoedCredentials } from '../../src/upstream/error-mapping.js';
 
 const kept = (type: string, sent: (string | undefined)[]) => {
   const error = new UpstreamError('UPSTREAM_UNAVAILABLE', 'identity', 'x', { upstreamError: type });

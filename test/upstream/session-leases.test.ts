@@ -1,7 +1,7 @@
 /** A content library session lease: a late 401 for an old session must not end the newer one. */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SessionManager } from '../../src/upstream/content-library/session.js';
+import { SessionManager } from '../../src/upstream/content-library/client.js';
 import { createDeadline } from '../../src/upstream/deadline.js';
 import type { UpstreamHttp } from '../../src/upstream/http.js';
 
@@ -9,8 +9,8 @@ describe('session leases', () => {
   it('a 401 that comes back after the next login leaves the new session in use', async () => {
     let logins = 0;
     // The login answer as the HTTP layer hands it over: validated, `{ value: <session id> }`.
-    const http = { request: async () => ({ value: `session-${++logins}` }) } as unknown as UpstreamHttp;
-    const sessions = new SessionManager({ http, vendor: 'vmware', credentials: { username: 'u', password: 'p' } });
+    const http = { request: async () => ({ value: { value: `session-${++logins}` } }) } as unknown as UpstreamHttp;
+    const sessions = new SessionManager(http, 'vmware', { username: 'u', password: 'p' }, undefined);
     const deadline = createDeadline(5_000);
     const log = pino({ level: 'silent' });
 

@@ -5,9 +5,8 @@
  */
 import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import type { AuditReportQuery } from '../../upstream/types.js';
+import { UPSTREAM_ACTIONS, type AuditReportQuery, type UpstreamAction } from '../../upstream/types.js';
 import { MAX_DATE_MS } from '../../upstream/identity/schemas.js';
-import { UPSTREAM_ACTIONS, type UpstreamAction } from '../../upstream/identity/actions.js';
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './limits.js';
 
 const CURSOR_VERSION = 3;

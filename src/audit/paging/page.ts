@@ -2,9 +2,8 @@
  * One page of auditEvents: the arguments checked, the scope pinned, the page planned as an offset and
  * a limit like Pothos' `offsetForArgs`. Position 0 is the newest record; one row past the page tells hasNextPage.
  */
-import type { AuditRowResult } from '../../upstream/types.js';
+import type { AuditRowResult, UpstreamAction } from '../../upstream/types.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import type { UpstreamAction } from '../../upstream/identity/actions.js';
 import { decodeCursor, sameScope, type AuditCursor, type AuditScope } from './cursor.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_MS, MAX_OBJECT_TYPE_LENGTH, MAX_PAGE_SIZE } from './limits.js';
 import { checkObjectTypeCase } from './object-types.js';

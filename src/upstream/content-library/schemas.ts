@@ -1,7 +1,4 @@
-/**
- * The content library's answers (vAPI `/rest`, snake_case). Enum-like fields stay strings, and values
- * the schema layer reports on their own field (a uri without a scheme, a `dt` that is no date) pass.
- */
+/** The content library's answers (vAPI `/rest`): enum-like fields stay strings; what the schema layer reports passes. */
 import { z } from 'zod';
 import { credentialValue, MAX_SESSION_ID_LENGTH } from '../schemas.js';
 
@@ -79,7 +76,7 @@ export const fileInfoSchema = z.object({
 });
 export type FileInfo = z.infer<typeof fileInfoSchema>;
 
-/** The list's envelope only: its files are read one by one (file-rows.ts), so one bad file costs only itself. */
+/** The list's envelope only: its files are read one by one (readFileRows), so one bad file costs only itself. */
 export const fileListSchema = z.object({ value: z.array(z.unknown()) });
 
 export const sessionLoginSchema = z.object({ value: credentialValue(MAX_SESSION_ID_LENGTH) });

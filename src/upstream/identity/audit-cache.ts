@@ -1,8 +1,4 @@
-/**
- * Audit pages of closed windows (`toMillis <= now - settleMs`: upstreams ingest late), bounded by heap
- * estimate and TTL; concurrent misses share one upstream call. Errors and unreadable rows are never kept.
- * With REDIS_URL, Redis is a second tier: one replica reads a missing page under a fill lock.
- */
+/** Audit pages of settled windows (upstreams ingest late), one call per miss; with REDIS_URL, Redis is a second tier. */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
@@ -18,14 +14,12 @@ const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
 const CACHE_LABEL = 'audit-report';
 
 export interface AuditPageCacheOptions {
-  /** Positive: a disabled cache is none at all. */
   readonly maxBytes: number;
   readonly settleMs: number;
   readonly ttlMs?: number;
   /** Wall clock in epoch ms, for the settle rule and the TTL. */
   readonly now?: () => number;
   readonly events?: UpstreamEvents | undefined;
-  /** The replicas' shared tier (REDIS_URL). */
   readonly shared?: SharedStore | undefined;
 }
 
@@ -35,7 +29,6 @@ export interface AuditPageOwner {
   readonly clientId: string;
 }
 
-/** A page and the heap it may take (pageHeapBytes). */
 export interface MeasuredAuditPage {
   readonly page: AuditReportPage;
   readonly heapBytes: number;
@@ -43,7 +36,7 @@ export interface MeasuredAuditPage {
 
 type Fetch = (call: CallOptions) => Promise<MeasuredAuditPage>;
 
-/** What a miss needs to make the upstream call; joiners of that call bring none. */
+/** What a miss needs to make the upstream call. */
 interface PageFetch {
   readonly fetch: Fetch;
   readonly call: CallOptions;

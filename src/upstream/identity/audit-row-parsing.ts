@@ -1,7 +1,4 @@
-/**
- * Reads the record in the last column of each audit row; an unreadable row becomes `{ok: false}` in place.
- * Hot path: one JSON.parse and one in-place check per row, zod only for a row the check does not accept.
- */
+/** The record in each audit row's last column, checked in place (zod only for what the check refuses); bad rows stay. */
 import { summarizeIssues } from '../error-mapping.js';
 import { countValues, DEEPER } from '../schemas.js';
 import type { AuditRowResult } from '../types.js';

@@ -7,26 +7,23 @@ import { isAuditReportEnvelope } from './fast-checks.js';
 import { auditReportEnvelopeSchema } from './schemas.js';
 import type { TokenManager } from './token.js';
 
-interface IdentityClientOptions {
-  readonly http: UpstreamHttp;
-  readonly tokens: TokenManager;
-  /** Serves closed windows' pages (AUDIT_CACHE_MAX_BYTES > 0), kept apart by `owner`. */
-  readonly cache?: { readonly pages: AuditPageCache; readonly owner: AuditPageOwner } | undefined;
-}
-
 export class IdentityClient implements IdentityApi {
-  constructor(private readonly options: IdentityClientOptions) {}
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly tokens: TokenManager,
+    /** Serves closed windows' pages (AUDIT_CACHE_MAX_BYTES > 0), kept apart by `owner`. */
+    private readonly cache?: { readonly pages: AuditPageCache; readonly owner: AuditPageOwner },
+  ) {}
 
   async auditReport(query: AuditReportQuery, call: CallOptions): Promise<AuditReportPage> {
-    const { cache } = this.options;
+    const { cache } = this;
     if (cache) return cache.pages.read(cache.owner, query, call, (c) => this.measuredAuditReport(query, c));
     return (await this.measuredAuditReport(query, call)).page;
   }
 
   async measuredAuditReport(query: AuditReportQuery, call: CallOptions): Promise<MeasuredAuditPage> {
-    const { http, tokens } = this.options;
     const { fromMillis, toMillis, objectType, action, pageSize, startIndex } = query;
-    const { value: report, bodyBytes } = await http.measuredRequest(
+    const { value: report, bodyBytes } = await this.http.request(
       {
         route: 'audit-report',
         method: 'GET',
@@ -37,7 +34,7 @@ export class IdentityClient implements IdentityApi {
         // An upstream never sends more than asked: rows past pageSize are no part of the page, and
         // reading them (millions, in a 16 MB body) would cost the heap of a page many times over.
         check: (report) => (report.data.length > pageSize ? `${report.data.length} rows where pageSize ${pageSize} was asked` : undefined),
-        credentials: tokens,
+        credentials: this.tokens,
       },
       call,
     );

@@ -1,7 +1,4 @@
-/**
- * Hot-path checks of the audit report's zod models (schemas.ts, the authority): each accepts only
- * what its model accepts, checked in place without a copy; the rest goes to the model.
- */
+/** Hot-path checks of the audit report's zod models, without a copy: each accepts only what its model accepts. */
 import { MAX_DATE_MS, type AuditRecord, type AuditReportEnvelope } from './schemas.js';
 
 type Fields = Record<string, unknown>;

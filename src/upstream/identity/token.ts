@@ -1,7 +1,4 @@
-/**
- * The identity service's OAuth access token, renewed in the background once less than max(10 %, 60 s) of
- * its lifetime is left. The refresh grant goes first; a refused one is dropped for client_credentials.
- */
+/** The identity service's OAuth token, renewed before it ends: refresh grant first, client_credentials if it is refused. */
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { IdentityConfig } from '../../lib/config.js';
@@ -12,13 +9,6 @@ import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { tokenResponseSchema } from './schemas.js';
 
-interface TokenManagerOptions {
-  readonly http: UpstreamHttp;
-  readonly config: IdentityConfig;
-  readonly events?: UpstreamEvents | undefined;
-  readonly now?: (() => number) | undefined;
-}
-
 interface AccessToken {
   readonly value: string;
   /** From here on the next caller starts a background renewal. */
@@ -27,20 +17,24 @@ interface AccessToken {
   readonly expiresAt: number;
 }
 
+/** Renewal starts once less than max(10 %, this) of a token's lifetime is left. */
 const MIN_RENEW_MARGIN_MS = 60_000;
 const MAX_TRANSIT_SKEW_MS = 5_000;
 /** After a failed background renewal, the current token is used a while before trying again. */
 const BACKGROUND_RETRY_PAUSE_MS = 5_000;
 
 export class TokenManager extends SharedCredential<AccessToken> {
-  readonly #now: () => number;
   #refreshToken: string | undefined;
   #backgroundPausedUntil = 0;
   #stats = { requests: 0, byGrant: { client_credentials: 0, refresh_token: 0 }, failures: 0 };
 
-  constructor(private readonly options: TokenManagerOptions) {
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly config: IdentityConfig,
+    private readonly events: UpstreamEvents | undefined,
+    private readonly now: () => number = Date.now,
+  ) {
     super();
-    this.#now = options.now ?? Date.now;
   }
 
   stats() {
@@ -52,13 +46,13 @@ export class TokenManager extends SharedCredential<AccessToken> {
   }
 
   protected override valid(deadline: Deadline, log: Logger): AccessToken | Promise<AccessToken> {
-    const now = this.#now();
+    const now = this.now();
     const current = this.current;
     if (!current || now >= current.expiresAt) return untilAborted(this.renew(log), deadline.signal);
     // A renewal already under way is joined, not repeated.
     if (now >= current.renewAt && now >= this.#backgroundPausedUntil) {
       this.renew(log).catch(() => {
-        this.#backgroundPausedUntil = this.#now() + BACKGROUND_RETRY_PAUSE_MS;
+        this.#backgroundPausedUntil = this.now() + BACKGROUND_RETRY_PAUSE_MS;
       });
     }
     return current;
@@ -80,15 +74,15 @@ export class TokenManager extends SharedCredential<AccessToken> {
   }
 
   #grant(grant: 'client_credentials' | 'refresh_token', log: Logger, refreshToken?: string): Promise<AccessToken> {
-    const { config, http, events } = this.options;
+    const { config } = this;
     const form = new URLSearchParams({ grant_type: grant });
     if (refreshToken !== undefined) form.set('refresh_token', refreshToken);
     if (config.scope) form.set('scope', config.scope);
     this.#stats.requests++;
     this.#stats.byGrant[grant]++;
-    const requestedAt = this.#now();
-    return reportedRenewal(events, { service: 'identity', kind: grant }, this.#stats, async () => {
-      const answer = await http.request(
+    const requestedAt = this.now();
+    return reportedRenewal(this.events, { service: 'identity', kind: grant }, this.#stats, async () => {
+      const { value: answer } = await this.http.request(
         {
           route: 'token',
           method: 'POST',

@@ -1,7 +1,4 @@
-/**
- * The lease that picks the one replica polling a live filter, and its stream. One Lua script checks the lease
- * and appends, so a former holder waking after a pause is fenced; the keys share a hash tag for Redis Cluster.
- */
+/** The lease that picks the one replica polling a live filter, and its stream, fenced: a script checks and appends. */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SharedStore } from './store.js';
 

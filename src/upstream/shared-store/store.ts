@@ -1,7 +1,4 @@
-/**
- * The state replicas share in Redis (REDIS_URL): an accelerator, never a dependency. A failed or late call
- * is a miss; an outage is logged as it starts and ends. Values are sealed with a checksum over key and kind.
- */
+/** The state replicas share in Redis (REDIS_URL): an accelerator, never a dependency; a failed or late call is a miss. */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -35,7 +32,6 @@ export class SharedStore {
   readonly #config: RedisConfig;
   readonly #log: Logger;
   readonly #where: string;
-  /** undefined until the first connection succeeds or fails. */
   #up: boolean | undefined;
   #closed = false;
 
@@ -67,7 +63,7 @@ export class SharedStore {
     return this.#config.keyPrefix + name;
   }
 
-  /** The payload stored under `key` as `kind`, or undefined: absent, not the gateway's, or Redis not answering. */
+  /** undefined: absent, not the gateway's, or Redis not answering. */
   async get(key: string, kind: string): Promise<string | undefined> {
     return this.open(key, kind, await this.#call((client) => client.get(key)));
   }
@@ -107,7 +103,7 @@ export class SharedStore {
     return sumEnd > 0 && stored.slice(head.length, sumEnd) === checksum(key, kind, payload) ? payload : undefined;
   }
 
-  /** Stream entries after `afterId` (exclusive), at most `count`; undefined when Redis did not answer. */
+  /** Entries after `afterId` (exclusive); undefined when Redis did not answer. */
   async streamAfter(key: string, afterId: string, count: number): Promise<StreamEntry[] | undefined> {
     return this.#call((client) => client.xrange(key, `(${afterId}`, '+', 'COUNT', count));
   }
@@ -143,7 +139,7 @@ export class SharedStore {
     this.#client.disconnect();
   }
 
-  /** Runs one command; undefined (a miss) when it fails or passes its deadline. */
+  /** undefined (a miss) when the command fails or passes its deadline. */
   async #call<T>(command: (client: Redis) => Promise<T>): Promise<T | undefined> {
     if (this.#closed || this.#client.status !== 'ready') return undefined;
     try {
