@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { untilAborted, type Deadline } from './deadline.js';
-import { emit, type CredentialRenewalEvent, type UpstreamEvents } from './events.js';
+import { emit, type CredentialRenewalEvent, type UpstreamEvents } from './types.js';
 
 export interface CredentialLease {
   /** Headers carrying the credential; never logged. */

@@ -1,4 +1,4 @@
-/** An operation's deadline (REQUEST_TIMEOUT_MS) is one timer for its calls; each call's (UPSTREAM_TIMEOUT_MS) lies within. */
+/** An operation's deadline (REQUEST_TIMEOUT_MS) is one timer for its calls; each call's own (UPSTREAM_TIMEOUT_MS) within. */
 
 /** The abort reason when the call's own deadline, not the caller, ended the call. */
 export class DeadlineExceededError extends Error {
@@ -53,7 +53,6 @@ export function createOperationDeadline(timeoutMs: number, callerSignal?: AbortS
         : abortAfter(expiresAt - performance.now(), callerSignal, () => new OperationTimedOutError());
       return made.signal;
     },
-    /** The operation is over: releases the timer and the listener on the caller's signal. */
     dispose() {
       disposed = true;
       made?.dispose();
@@ -87,19 +86,13 @@ export function createDeadline(timeoutMs: number, callerSignal?: AbortSignal, ca
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
-    const settled = () => signal.removeEventListener('abort', onAbort);
+    const settle = <V>(done: (value: V) => void) => (value: V) => {
+      signal.removeEventListener('abort', onAbort);
+      done(value);
+    };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     // Followed even once aborted: a failure nobody waits for must not go unhandled.
-    promise.then(
-      (value) => {
-        settled();
-        resolve(value);
-      },
-      (error: unknown) => {
-        settled();
-        reject(error);
-      },
-    );
+    promise.then(settle(resolve), settle(reject));
   });
 }

@@ -1,4 +1,4 @@
-/** Where what an upstream did becomes an UpstreamError: the message for clients (no URL, secret, body), `detail` for logs. */
+/** Where what an upstream did becomes an UpstreamError: a message for clients (no URL, secret, body), `detail` for logs. */
 import type { z } from 'zod';
 import { CallerGoneError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { abortCauseOf } from './deadline.js';
@@ -9,7 +9,6 @@ const serviceNames: Record<UpstreamService, string> = {
   'content-library': 'The content library service',
 };
 
-/** What of a request decides how its refusal maps (errorForStatus). */
 export interface RefusalMapping {
   readonly route: string;
   /** A token grant or session login: a 400 refuses the credentials, and the POST is retried like a GET. */
@@ -113,7 +112,6 @@ export function errorTypeIn(text: string): string | undefined {
   return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
 }
 
-/** A type sharing this many characters in a row with a credential repeats part of it. */
 const ECHO_RUN = 8;
 
 /** An upstream may echo what it was sent: an error type repeating ECHO_RUN characters of a call's credential is dropped. */

@@ -17,9 +17,8 @@ import {
   summarizeIssues,
   type RefusalMapping,
 } from './error-mapping.js';
-import { emit, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './events.js';
 import { backoffMs, errorCodeOf, isRetryableConnectionError, retryableStatuses, retryAfterMs, type RetryPolicy } from './retry.js';
-import type { CallOptions } from './types.js';
+import { emit, type CallOptions, type UpstreamCallEvent, type UpstreamEvents, type UpstreamTracer } from './types.js';
 
 export interface UpstreamRequest<T> extends RefusalMapping {
   readonly method: 'GET' | 'POST';
@@ -31,7 +30,6 @@ export interface UpstreamRequest<T> extends RefusalMapping {
   readonly body?: string;
   /** Credentials in the body (a refresh token): kept out of the log like those in headers. */
   readonly secrets?: readonly (string | undefined)[];
-  /** The answer's documented shape; a mismatch is UPSTREAM_INVALID_RESPONSE. */
   readonly schema: z.ZodType<T>;
   /** A cheaper check for a hot route, accepting only what `schema` returns unchanged: no zod copy. */
   readonly accepts?: (json: unknown) => json is T;
@@ -53,36 +51,29 @@ export interface UpstreamHttpOptions {
   readonly tracer?: UpstreamTracer | undefined;
 }
 
-type MeasuredAnswer<T> = { readonly value: T; readonly bodyBytes: number };
-
 interface Progress {
   status: number | undefined;
   retries: number;
   credentialRetry: boolean;
-  /** The last attempt's credential, kept out of the log. */
   lease?: CredentialLease | undefined;
 }
 
 export class UpstreamHttp {
   readonly service: UpstreamService;
   readonly #origin: string;
-  /** host:port, logged when a connection fails. */
   readonly #address: string;
   readonly #basePath: string;
-  readonly #options: UpstreamHttpOptions;
 
-  constructor(options: UpstreamHttpOptions) {
+  constructor(private readonly options: UpstreamHttpOptions) {
     const url = new URL(options.baseUrl);
     this.service = options.service;
     this.#origin = url.origin;
     this.#address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
     this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.#options = options;
   }
 
-  /** The answer, and its body's size for whoever keeps it. */
-  request<T>(request: UpstreamRequest<T>, call: CallOptions): Promise<MeasuredAnswer<T>> {
-    const tracer = this.#options.tracer;
+  request<T>(request: UpstreamRequest<T>, call: CallOptions) {
+    const tracer = this.options.tracer;
     if (!tracer) return this.#request(request, call);
     const start = { service: this.service, route: request.route, method: request.method };
     return tracer.traceCall(start, (end) => this.#request(request, call, end));
@@ -90,7 +81,7 @@ export class UpstreamHttp {
 
   async #request<T>(request: UpstreamRequest<T>, call: CallOptions, traceEnd?: (event: UpstreamCallEvent) => void) {
     const started = performance.now();
-    const deadline = createDeadline(this.#options.timeoutMs, call.signal, call.expiresAt);
+    const deadline = createDeadline(this.options.timeoutMs, call.signal, call.expiresAt);
     const progress: Progress = { status: undefined, retries: 0, credentialRetry: false };
     const { service } = this;
     const { route, method } = request;
@@ -99,13 +90,14 @@ export class UpstreamHttp {
       const durationMs = Math.round(performance.now() - started);
       if (call.log.isLevelEnabled(level)) {
         // `upstream`, not `service`: the root logger's base already has `service: 'gateway'`.
-        const fields = { upstream: service, method, route, path: this.#basePath + request.path, status, durationMs, retries };
+        const path = this.#basePath + request.path;
+        const fields = { upstream: service, method, route, path, status, durationMs, retries };
         // A success line's keys are fixed and none names a credential: redaction would find nothing on it.
         const log = outcome === 'success' ? call.log.child({}, { redact: [] }) : call.log;
         log[level]({ ...fields, ...(credentialRetry ? { credentialRetry } : {}), ...more }, message);
       }
       const event = { service, route, method, status, durationMs, retries, credentialRetry, outcome };
-      emit(this.#options.events?.onUpstreamCall, event);
+      emit(this.options.events?.onUpstreamCall, event);
       emit(traceEnd, event);
     };
     try {
@@ -135,7 +127,6 @@ export class UpstreamHttp {
     }
   }
 
-  /** One credential renewal on a 401. */
   async #exchange<T>(request: UpstreamRequest<T>, call: CallOptions, deadline: Deadline, progress: Progress) {
     const source = request.credentials;
     progress.lease = await source?.acquire(deadline, call.log);
@@ -151,20 +142,24 @@ export class UpstreamHttp {
   }
 
   async #sendWithRetries<T>(request: UpstreamRequest<T>, deadline: Deadline, progress: Progress) {
-    const policy = this.#options.retry;
+    const policy = this.options.retry;
     const retryMethod = request.credentialRoute ? 'GET' : request.method;
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const path = this.#basePath + request.path + (query.size > 0 ? `?${query}` : '');
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries;
       let response: Dispatcher.ResponseData | undefined;
       let delay: number | undefined;
       try {
-        // undici notices an abort only once a socket takes the request: a call waiting for a
-        // pooled connection would outlive its deadline by as long as the connection stays busy.
+        // undici notices an abort only once a socket takes the request: a queued call would outlive its deadline.
         response = await untilAborted(
-          this.#options.dispatcher.request({
+          this.options.dispatcher.request({
             origin: this.#origin,
             method: request.method,
-            path: this.#pathWithQuery(request),
+            path,
             headers: { accept: 'application/json', ...request.headers, ...progress.lease?.headers },
             body: request.body,
             signal: deadline.signal,
@@ -191,14 +186,14 @@ export class UpstreamHttp {
     }
   }
 
-  async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData): Promise<MeasuredAnswer<T>> {
+  async #readAnswer<T>(request: UpstreamRequest<T>, response: Dispatcher.ResponseData) {
     const { statusCode: status } = response;
     const { route } = request;
-    const holding = this.#options.answerBytes.holding();
+    const holding = this.options.answerBytes.holding();
     // The rest of the answer is left unread: the answer bytes in flight are at their bound.
     const refused = () => {
-      emit(this.#options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
-      const { max, bytes } = this.#options.answerBytes;
+      emit(this.options.events?.onAnswerRefused, { service: this.service, route, reason: 'bytes_in_flight' });
+      const { max, bytes } = this.options.answerBytes;
       const problem = 'upstream answer bytes in flight at their limit (UPSTREAM_MAX_BYTES_IN_FLIGHT)';
       const detail = { route, status, problem, answerBytesInFlight: bytes, maxAnswerBytesInFlight: max };
       return errorForAnswerBytes(this.service, detail);
@@ -207,8 +202,12 @@ export class UpstreamHttp {
     try {
       // undici answers with final statuses only: nothing below 200 ends a request.
       if (status >= 300) {
-        const upstreamError = await readErrorType(response.body, holding, refused);
-        throw errorForStatus(this.service, status, request, this.#basePath + request.path, upstreamError);
+        // Only its error type is read of the body; refused for bytes, the call fails with that instead.
+        const read = await readText(response.body, holding, refused).catch((error: unknown) => {
+          if (error instanceof UpstreamError) throw error;
+          return undefined;
+        });
+        throw errorForStatus(this.service, status, request, this.#basePath + request.path, read && errorTypeIn(read.text));
       }
       // A failure while reading is the connection's (or the deadline's); one while parsing is the body's.
       const { text, bodyBytes } = await readText(response.body, holding, refused);
@@ -240,16 +239,6 @@ export class UpstreamHttp {
     }
     if (!parsed.success) throw invalid('body does not match its schema', { issues: summarizeIssues(parsed.error.issues) });
     return parsed.data;
-  }
-
-  #pathWithQuery<T>(request: UpstreamRequest<T>): string {
-    const path = this.#basePath + request.path;
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) query.set(name, String(value));
-    }
-    const text = query.toString();
-    return text ? `${path}?${text}` : path;
   }
 }
 
@@ -311,13 +300,4 @@ async function readText(body: Dispatcher.ResponseData['body'], holding: ByteHold
   }
   decode();
   return { text: decoder ? text + decoder.decode() : text, bodyBytes };
-}
-
-/** The error type of a refusal's body: none when it cannot be read, unless refused for bytes. */
-async function readErrorType(body: Dispatcher.ResponseData['body'], holding: ByteHolding, refused: () => UpstreamError) {
-  const read = await readText(body, holding, refused).catch((error: unknown) => {
-    if (error instanceof UpstreamError) throw error;
-    return undefined;
-  });
-  return read && errorTypeIn(read.text);
 }

@@ -3,11 +3,10 @@ import { Pool, type Dispatcher } from 'undici';
 import { ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { ContentLibraryClient, SessionManager } from './content-library/client.js';
-import type { UpstreamEvents, UpstreamTracer } from './events.js';
+import type { UpstreamEvents, UpstreamTracer } from './types.js';
 import { UpstreamHttp } from './http.js';
 import { AuditPageCache } from './identity/audit-cache.js';
-import { IdentityClient } from './identity/client.js';
-import { TokenManager } from './identity/token.js';
+import { IdentityClient, TokenManager } from './identity/client.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SharedStore } from './shared-store/store.js';
 
@@ -17,7 +16,6 @@ export interface UpstreamOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Clock for token expiry, ms since epoch. */
   readonly now?: () => number;
-  /** undici interceptors composed onto every pool (tracing, tests that watch the wire). */
   readonly interceptors?: readonly Dispatcher.DispatcherComposeInterceptor[];
   /** The replicas' shared store (REDIS_URL): closed audit pages are shared there. */
   readonly sharedStore?: SharedStore | undefined;
@@ -33,15 +31,13 @@ export function createUpstreams(config: Config, options: UpstreamOptions = {}) {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   // One bound for both services: it is the process's heap that the answers being read share.
   const answerBytes = new ByteReservations(config.upstreamMaxBytesInFlight, SMALL_ANSWER_BYTES);
-  // One pool per service, even when both share an origin: slow answers of one cannot take the
-  // connections the other's calls wait for.
+  // One pool per service, even on one origin: slow answers of one cannot take the connections the other waits for.
   const pools: Pool[] = [];
   const httpFor = (service: 'identity' | 'content-library', baseUrl: string) => {
     const pool = new Pool(new URL(baseUrl).origin, {
       connections: config.upstreamMaxConnections,
       keepAliveTimeout: 10_000,
       connectTimeout: Math.min(10_000, config.upstreamTimeoutMs),
-      // A larger body is refused rather than buffered.
       maxResponseSize: config.upstreamMaxBodyBytes,
     });
     pools.push(pool);

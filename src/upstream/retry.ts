@@ -25,7 +25,6 @@ const notSentErrorCodes: ReadonlySet<string | undefined> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Failures of the connection itself, before or during the exchange. */
 const connectionErrorCodes: ReadonlySet<string | undefined> = new Set([
   ...notSentErrorCodes,
   'ECONNRESET',

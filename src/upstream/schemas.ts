@@ -15,7 +15,6 @@ export function credentialValue(maxLength: number) {
     .regex(/^[\x21-\x7E]+$/, { message: 'not sendable in an HTTP header (visible ASCII without spaces only)' });
 }
 
-/** countValues' answer for a value nested deeper than its limit. */
 export const DEEPER = -1;
 
 /** The JSON values in `value`, itself included; stops once past `room`, or with DEEPER past `depth` levels. */

@@ -8,9 +8,8 @@ import { afterEach, expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/lib/config.js';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.js';
-import type { CredentialRenewalEvent, UpstreamCallEvent } from '../../src/upstream/events.js';
 import { createUpstreams, type GatewayUpstreams, type UpstreamOptions } from '../../src/upstream/index.js';
-import type { CallOptions } from '../../src/upstream/types.js';
+import type { CallOptions, CredentialRenewalEvent, UpstreamCallEvent } from '../../src/upstream/types.js';
 import { MemoryLog } from './memory-log.js';
 import { simulatorEnv } from './simulator-env.js';
 

@@ -10,9 +10,8 @@ import { loadConfig } from '../../src/lib/config.js';
 import { UpstreamError } from '../../src/lib/errors.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMetrics } from '../../src/gateway/plugins/observability/metrics.js';
-import type { AnswerRefusedEvent } from '../../src/upstream/events.js';
 import { createUpstreams, SMALL_ANSWER_BYTES, type GatewayUpstreams } from '../../src/upstream/index.js';
-import type { AuditReportQuery } from '../../src/upstream/types.js';
+import type { AnswerRefusedEvent, AuditReportQuery } from '../../src/upstream/types.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 import {
   scriptedAuditPage,

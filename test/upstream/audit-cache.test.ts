@@ -4,17 +4,15 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/lib/errors.js';
-import type { CacheLookupEvent } from '../../src/upstream/events.js';
 import {
   AuditPageCache,
   type AuditPageCacheOptions,
   type AuditPageOwner,
   type MeasuredAuditPage,
 } from '../../src/upstream/identity/audit-cache.js';
-import { IdentityClient } from '../../src/upstream/identity/client.js';
-import type { TokenManager } from '../../src/upstream/identity/token.js';
+import { IdentityClient, type TokenManager } from '../../src/upstream/identity/client.js';
 import type { UpstreamHttp } from '../../src/upstream/http.js';
-import type { AuditReportQuery, CallOptions } from '../../src/upstream/types.js';
+import type { AuditReportQuery, CacheLookupEvent, CallOptions } from '../../src/upstream/types.js';
 import { findLeakedSecrets, HOUR, startUpstreamHarness, type UpstreamHarness } from '../helpers/upstream.js';
 
 /** The cache as createUpstreams wires it (defaults: 64 MiB, settle 60 s). */

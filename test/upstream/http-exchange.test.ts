@@ -17,7 +17,7 @@ import {
   type UpstreamHttpOptions,
   type UpstreamRequest,
 } from '../../src/upstream/http.js';
-import type { UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from '../../src/upstream/events.js';
+import type { UpstreamCallEvent, UpstreamCallStart, UpstreamTracer } from '../../src/upstream/types.js';
 import { MemoryLog } from '../helpers/memory-log.js';
 
 const agents: MockAgent[] = [];

@@ -3,10 +3,9 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../../lib/errors.js';
 import { basicAuthorization, reportedRenewal, SharedCredential } from '../credentials.js';
 import { summarizeIssues } from '../error-mapping.js';
-import type { UpstreamEvents } from '../events.js';
 import type { UpstreamHttp } from '../http.js';
 import { countValues, DEEPER } from '../schemas.js';
-import type { CallOptions, ContentLibraryApi, UpdateSessionFileRow } from '../types.js';
+import type { CallOptions, ContentLibraryApi, UpdateSessionFileRow, UpstreamEvents } from '../types.js';
 import { fileInfoSchema, fileListSchema, sessionLoginSchema } from './schemas.js';
 
 const VAPI_NOT_FOUND = /\.vapi\.std\.errors\.not_found$/;
@@ -101,7 +100,6 @@ export class SessionManager extends SharedCredential<string> {
   }
 
   protected obtain(log: Logger): Promise<string> {
-    const { credentials } = this;
     this.#stats.logins++;
     return reportedRenewal(this.events, { service: 'content-library', kind: 'session_login' }, this.#stats, async () => {
       const { value: answer } = await this.http.request(
@@ -109,7 +107,7 @@ export class SessionManager extends SharedCredential<string> {
           route: 'session',
           method: 'POST',
           path: `/rest/com/${this.vendor}/cis/session`,
-          headers: { authorization: basicAuthorization(credentials.username, credentials.password) },
+          headers: { authorization: basicAuthorization(this.credentials.username, this.credentials.password) },
           schema: sessionLoginSchema,
           credentialRoute: true,
         },

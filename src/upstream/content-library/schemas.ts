@@ -14,25 +14,14 @@ const transferEndpointSchema = z.object({
 });
 export type TransferEndpoint = z.infer<typeof transferEndpointSchema>;
 
-export interface MessageParamValue {
-  dt?: string | null | undefined;
-  s?: string | null | undefined;
-  d?: number | null | undefined;
-  precision?: number | null | undefined;
-  format?: string | null | undefined;
-  i?: number | null | undefined;
-  l?: NestedMessage | null | undefined;
-}
-export interface MessageParam {
-  key: string;
-  value: MessageParamValue;
-}
+// The nested message is declared as a type: an inferred one cannot refer to itself.
 export interface NestedMessage {
   id: string;
-  params: MessageParam[];
+  params: { key: string; value: MessageParamValue }[];
 }
+export type MessageParam = NestedMessage['params'][number];
 
-const messageParamValueSchema: z.ZodType<MessageParamValue> = z.object({
+const messageParamValueSchema = z.object({
   dt: z.string().nullish(),
   s: z.string().nullish(),
   d: z.number().nullish(),
@@ -40,10 +29,11 @@ const messageParamValueSchema: z.ZodType<MessageParamValue> = z.object({
   precision: z.number().nullish(),
   format: z.string().nullish(),
   i: z.number().nullish(),
-  get l() {
+  get l(): z.ZodOptional<z.ZodNullable<z.ZodType<NestedMessage>>> {
     return nestedMessageSchema.nullish();
   },
 });
+export type MessageParamValue = z.infer<typeof messageParamValueSchema>;
 const messageParamsSchema = z
   .array(z.object({ key: z.string(), value: messageParamValueSchema }))
   .nullish()

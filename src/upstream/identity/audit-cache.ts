@@ -2,16 +2,21 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
+import type { IdentityConfig } from '../../lib/config.js';
 import { UpstreamError } from '../../lib/errors.js';
 import { untilAborted } from '../deadline.js';
 import { errorForAbort } from '../error-mapping.js';
-import { emit, type CacheLookupEvent, type UpstreamEvents } from '../events.js';
+import { emit, type CacheLookupEvent, type UpstreamEvents } from '../types.js';
 import type { AuditReportPage, AuditReportQuery, CallOptions } from '../types.js';
 import type { SharedStore } from '../shared-store/store.js';
 import { pageHeapBytes, readAuditRows } from './audit-row-parsing.js';
 
 const DEFAULT_AUDIT_CACHE_TTL_MS = 10 * 60_000;
 const CACHE_LABEL = 'audit-report';
+const SHARED_KIND = 'audit-page';
+const COUNTED = { hit: 'hits', miss: 'misses', bypass: 'bypasses' } as const;
+const FIRST_POLL_MS = 10;
+const LAST_POLL_MS = 100;
 
 export interface AuditPageCacheOptions {
   readonly maxBytes: number;
@@ -24,29 +29,18 @@ export interface AuditPageCacheOptions {
 }
 
 /** Where a page came from and whose rights fetched it: sharing stays safe should rights ever differ per caller. */
-export interface AuditPageOwner {
-  readonly baseUrl: string;
-  readonly clientId: string;
-}
+export type AuditPageOwner = Pick<IdentityConfig, 'baseUrl' | 'clientId'>;
 
 export interface MeasuredAuditPage {
   readonly page: AuditReportPage;
   readonly heapBytes: number;
 }
 
-type Fetch = (call: CallOptions) => Promise<MeasuredAuditPage>;
-
-/** What a miss needs to make the upstream call. */
 interface PageFetch {
-  readonly fetch: Fetch;
+  readonly fetch: (call: CallOptions) => Promise<MeasuredAuditPage>;
   readonly call: CallOptions;
   readonly pageSize: number;
 }
-
-const SHARED_KIND = 'audit-page';
-const COUNTED = { hit: 'hits', miss: 'misses', bypass: 'bypasses' } as const;
-const FIRST_POLL_MS = 10;
-const LAST_POLL_MS = 100;
 
 /** A page with unreadable rows reaches every waiter as a rejection: the one outcome lru-cache does not keep. */
 class UnkeptPage {
@@ -55,19 +49,15 @@ class UnkeptPage {
 
 export class AuditPageCache {
   readonly #lru: LRUCache<string, MeasuredAuditPage, PageFetch>;
-  readonly #options: AuditPageCacheOptions;
   readonly #now: () => number;
-  readonly #ttlMs: number;
   readonly #counts = { hits: 0, misses: 0, bypasses: 0, evictions: 0 };
 
-  constructor(options: AuditPageCacheOptions) {
-    this.#options = options;
+  constructor(private readonly options: AuditPageCacheOptions) {
     this.#now = options.now ?? Date.now;
-    this.#ttlMs = options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS;
     this.#lru = new LRUCache<string, MeasuredAuditPage, PageFetch>({
       maxSize: options.maxBytes,
       sizeCalculation: (entry) => Math.max(1, entry.heapBytes),
-      ttl: this.#ttlMs,
+      ttl: options.ttlMs ?? DEFAULT_AUDIT_CACHE_TTL_MS,
       ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
       dispose: (_entry, _key, reason) => {
         if (reason === 'evict') this.#counts.evictions++;
@@ -86,13 +76,13 @@ export class AuditPageCache {
     return {
       entries: this.#lru.size,
       bytes: this.#lru.calculatedSize,
-      maxBytes: this.#options.maxBytes,
+      maxBytes: this.options.maxBytes,
       ...this.#counts,
     };
   }
 
-  async read(owner: AuditPageOwner, query: AuditReportQuery, call: CallOptions, fetch: Fetch): Promise<AuditReportPage> {
-    if (query.toMillis > this.#now() - this.#options.settleMs) {
+  async read(owner: AuditPageOwner, query: AuditReportQuery, call: CallOptions, fetch: PageFetch['fetch']): Promise<AuditReportPage> {
+    if (query.toMillis > this.#now() - this.options.settleMs) {
       this.#lookup('bypass');
       return (await fetch(call)).page;
     }
@@ -138,7 +128,7 @@ export class AuditPageCache {
       if (lock.outcome === 'acquired') {
         try {
           const measured = await readUpstream(context);
-          if (isKept(measured)) await shared.set(pageKey, SHARED_KIND, serializePage(measured), this.#ttlMs);
+          if (isKept(measured)) await shared.set(pageKey, SHARED_KIND, serializePage(measured), this.#lru.ttl);
           return measured;
         } finally {
           await shared.unlock(lockKey, lock.token);
@@ -152,7 +142,7 @@ export class AuditPageCache {
 
   #lookup(outcome: CacheLookupEvent['outcome']): void {
     this.#counts[COUNTED[outcome]]++;
-    emit(this.#options.events?.onCacheLookup, { cache: CACHE_LABEL, outcome });
+    emit(this.options.events?.onCacheLookup, { cache: CACHE_LABEL, outcome });
   }
 }
 

@@ -16,8 +16,7 @@ export const MAX_PAGE_VALUES = 500_000;
 /** Records of the wrong shape whose problems are named, per page; the others share one reason. */
 const EXPLAINED_PER_PAGE = 20;
 
-// Shared: a page of a million broken rows keeps one slot per row, not an object each. Reasons name
-// the problem, never the record's content (a JSON.parse message quotes the input).
+// Shared: a million broken rows keep one slot each. A reason never quotes the record, as JSON.parse's message does.
 const unreadable = (reason: string): AuditRowResult => ({ ok: false, reason });
 const NOT_A_ROW = unreadable('The audit row is not an array.');
 const MISSING = unreadable('The audit record is missing.');

@@ -1,5 +1,5 @@
 /** Hot-path checks of the audit report's zod models, without a copy: each accepts only what its model accepts. */
-import { MAX_DATE_MS, type AuditRecord, type AuditReportEnvelope } from './schemas.js';
+import { MAX_DATE_MS, NULLABLE_TEXT_FIELDS, type AuditRecord, type AuditReportEnvelope } from './schemas.js';
 
 type Fields = Record<string, unknown>;
 
@@ -25,23 +25,6 @@ const isInt = (value: unknown) => value === undefined || value === null || Numbe
 const isStamp = (value: unknown) =>
   value === undefined || (Number.isSafeInteger(value) && Math.abs(value as number) <= MAX_DATE_MS);
 
-/** The nullable text fields of auditRecordSchema. */
-const TEXT_FIELDS = [
-  'tenantId',
-  'actorUserName',
-  'actorDomain',
-  'actorUuid',
-  'actorUUid',
-  'clientId',
-  'deviceId',
-  'workspaceId',
-  'sourceIp',
-  'sourceIP',
-  'objectId',
-  'objectName',
-  'objectAction',
-] as const;
-
 /** auditRecordSchema on a freshly parsed record, its transform applied in place; undefined: ask the model. */
 export function asAuditRecord(json: unknown): AuditRecord | undefined {
   if (!isObject(json)) return undefined;
@@ -52,7 +35,7 @@ export function asAuditRecord(json: unknown): AuditRecord | undefined {
   if (!isStamp(r['timestamp']) || !isStamp(r['timeStamp'])) return undefined;
   if (r['timestamp'] === undefined && r['timeStamp'] === undefined) return undefined;
   if (!isInt(r['organizationId']) || !isInt(r['actorId'])) return undefined;
-  for (const field of TEXT_FIELDS) if (!isText(r[field])) return undefined;
+  for (const field of NULLABLE_TEXT_FIELDS) if (!isText(r[field])) return undefined;
   const values = r['values'];
   if (!(values === undefined || values === null || isObject(values))) return undefined;
   r['timestamp'] ??= r['timeStamp'];

@@ -27,32 +27,39 @@ const epochMillis = z.number().int().min(-MAX_DATE_MS).max(MAX_DATE_MS);
 const optionalText = z.string().nullish();
 const optionalInt = z.number().int().nullish();
 
+const auditRecordShape = {
+  baseType: z.enum(['Audit', 'Action']),
+  uuid: z.string().min(1),
+  timestamp: epochMillis.optional(),
+  timeStamp: epochMillis.optional(),
+  organizationId: optionalInt,
+  tenantId: optionalText,
+  actorId: optionalInt,
+  actorUserName: optionalText,
+  actorDomain: optionalText,
+  actorUuid: optionalText,
+  actorUUid: optionalText,
+  clientId: optionalText,
+  deviceId: optionalText,
+  workspaceId: optionalText,
+  sourceIp: optionalText,
+  sourceIP: optionalText,
+  objectType: z.string().min(1),
+  objectId: optionalText,
+  objectName: optionalText,
+  objectAction: optionalText,
+  // Passed on verbatim (JSON scalar): checked to be an object, not copied key by key.
+  values: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).nullish(),
+};
+
+/** The nullable text fields of auditRecordSchema, for its in-place check (fast-checks.ts). */
+export const NULLABLE_TEXT_FIELDS = Object.entries(auditRecordShape)
+  .filter(([, type]) => type === optionalText)
+  .map(([name]) => name);
+
 /** The record carried as a JSON string in the last column of each row (spec 2.3). */
 export const auditRecordSchema = z
-  .object({
-    baseType: z.enum(['Audit', 'Action']),
-    uuid: z.string().min(1),
-    timestamp: epochMillis.optional(),
-    timeStamp: epochMillis.optional(),
-    organizationId: optionalInt,
-    tenantId: optionalText,
-    actorId: optionalInt,
-    actorUserName: optionalText,
-    actorDomain: optionalText,
-    actorUuid: optionalText,
-    actorUUid: optionalText,
-    clientId: optionalText,
-    deviceId: optionalText,
-    workspaceId: optionalText,
-    sourceIp: optionalText,
-    sourceIP: optionalText,
-    objectType: z.string().min(1),
-    objectId: optionalText,
-    objectName: optionalText,
-    objectAction: optionalText,
-    // Passed on verbatim (JSON scalar): checked to be an object, not copied key by key.
-    values: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).nullish(),
-  })
+  .object(auditRecordShape)
   .refine((r) => r.timestamp !== undefined || r.timeStamp !== undefined, { message: 'timestamp is missing', path: ['timestamp'] })
   // The reference spells some fields two ways; one name each from here on, in zod's fresh output.
   .transform((r) => {

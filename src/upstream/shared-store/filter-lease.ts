@@ -51,10 +51,7 @@ export class FilterLease {
     await this.#store.unlock(this.leaseKey, this.#token);
   }
 
-  /**
-   * Appends `entries` if the lease is still this holder's (else fenced: another replica polls the filter now);
-   * entries older than `keepSinceMs` (Redis's clock) may be trimmed.
-   */
+  /** Appends unless fenced (another replica holds the lease); entries older than `keepSinceMs` (Redis's clock) may go. */
   async append(entries: readonly string[], keepSinceMs: number) {
     const minId = `${Math.max(0, Math.floor(keepSinceMs))}-0`;
     const answer = await this.#store.script(FENCED_APPEND_SCRIPT, [this.leaseKey, this.streamKey], [this.#token, minId, ...entries]);

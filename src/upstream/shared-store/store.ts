@@ -28,6 +28,7 @@ export type StreamEntry = [id: string, fields: string[]];
 export type BlockingReader = ReturnType<SharedStore['blockingReader']>;
 
 export class SharedStore {
+  readonly timeoutMs: number;
   readonly #client: Redis;
   readonly #config: RedisConfig;
   readonly #log: Logger;
@@ -37,6 +38,7 @@ export class SharedStore {
 
   constructor(config: RedisConfig, log: Logger) {
     this.#config = config;
+    this.timeoutMs = config.timeoutMs;
     this.#log = log;
     // Host and port only: the URL may carry a password.
     const url = new URL(config.url);
@@ -48,10 +50,6 @@ export class SharedStore {
     this.#client.on('error', (error: Error) => {
       if (this.#up !== false) this.#markDown(error.message);
     });
-  }
-
-  get timeoutMs(): number {
-    return this.#config.timeoutMs;
   }
 
   /** Whether Redis answered last (the gauge gateway_redis_up). */
@@ -139,7 +137,6 @@ export class SharedStore {
     this.#client.disconnect();
   }
 
-  /** undefined (a miss) when the command fails or passes its deadline. */
   async #call<T>(command: (client: Redis) => Promise<T>): Promise<T | undefined> {
     if (this.#closed || this.#client.status !== 'ready') return undefined;
     try {
@@ -174,7 +171,6 @@ function checksum(key: string, kind: string, payload: string): string {
   return createHash('sha256').update(`${key}\n${kind}\n`).update(payload).digest('base64url').slice(0, 22);
 }
 
-/** The shared store for REDIS_URL; undefined without it (nothing connects). */
 export function createSharedStore(config: RedisConfig | undefined, log: Logger): SharedStore | undefined {
   return config ? new SharedStore(config, log) : undefined;
 }

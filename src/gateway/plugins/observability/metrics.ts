@@ -9,7 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CLIENT_ERROR_CODES } from '../../../lib/errors.js';
 import { digest } from '../auth/caller-auth.js';
 import type { LiveAuditEvents, LiveAuditStats } from '../../../audit/live/index.js';
-import type { UpstreamEvents } from '../../../upstream/events.js';
+import type { UpstreamEvents } from '../../../upstream/types.js';
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;

@@ -11,7 +11,7 @@ import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@ope
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
-import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/events.js';
+import type { UpstreamCallEvent, UpstreamTracer } from '../../../upstream/types.js';
 
 export type Tracing = ReturnType<typeof createTracing>;
 
