@@ -152,7 +152,6 @@ export async function resolveAuditConnection(args: AuditConnectionArgs, context:
   const report = (rows: readonly UnreadableRow[]) => reportUnreadable(context, info, rows);
   if (!plan.needsProbe && plan.size > FIRST_CHUNK_ROWS && streamsEdges(info)) {
     const page = streamedConnection(reader, cursorAt, plan.offset, plan.offset + plan.size, report);
-    // totalCount is counted only when selected.
     return { ...page, window, totalCount: () => countWindow(reader, page.windowSize) };
   }
   const page = await readPage(plan, reader);
