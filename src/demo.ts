@@ -1,10 +1,9 @@
 /** Demo mode: the embedded simulator serves both upstreams on a loopback port. */
 import type { Config } from './lib/config.js';
-import type { ExampleSessionIds } from './gateway/examples/index.js';
 import { DEMO_CLIENT, DEMO_USER, SESSION_IDS, startSimulator } from '#simulator';
 
 /** The simulator's seeded sessions the update-session examples open on in demo mode. */
-export const demoSessionIds: ExampleSessionIds = Object.freeze({ withFiles: SESSION_IDS.mixed, ready: SESSION_IDS.ready });
+export const demoSessionIds = Object.freeze({ withFiles: SESSION_IDS.mixed, ready: SESSION_IDS.ready });
 
 export type DemoUpstreams = Awaited<ReturnType<typeof startDemoUpstreams>>;
 

@@ -3,13 +3,7 @@ import DataLoader from 'dataloader';
 import pLimit from 'p-limit';
 import { BadUserInputError, UpstreamError, type UpstreamService } from '../lib/errors.js';
 import { errorForAbort } from '../upstream/error-mapping.js';
-import type {
-  AuditReportPage,
-  AuditReportQuery,
-  CallOptions,
-  UpdateSessionFileRow,
-  Upstreams,
-} from '../upstream/types.js';
+import type { AuditReportPage, AuditReportQuery, CallOptions, UpdateSessionFileRow, Upstreams } from '../upstream/types.js';
 
 /** In flight at once (a `last:` search issues 4 per round): one request cannot take every connection of an origin. */
 export const REQUEST_CONCURRENCY = 8;

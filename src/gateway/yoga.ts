@@ -32,7 +32,6 @@ export interface GatewayOptions {
   readonly isReady?: () => boolean;
   /** GraphiQL's tabs; demo mode passes ones with the simulator's session ids. */
   readonly examples?: readonly ExampleOperation[];
-  /** Made from the configuration when not given. */
   readonly liveAudit?: LiveAudit | undefined;
   /** What requests and subscriptions hold: the HTTP server's, or one made from the configuration. */
   readonly memoryBudget?: ByteReservations | undefined;

@@ -6,7 +6,7 @@
 import { createYoga } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIRST_CHUNK_ROWS } from '../../src/gateway/schema/audit/streamed-page.js';
+import { FIRST_CHUNK_ROWS } from '../../src/gateway/schema/audit/connection.js';
 import { useRowErrors } from '../../src/gateway/plugins/execution/audit-row-errors.js';
 import { schema } from '../../src/gateway/schema/index.js';
 import { UpstreamError } from '../../src/lib/errors.js';

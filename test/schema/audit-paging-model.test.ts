@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveAuditConnection } from '../../src/gateway/schema/audit-events.js';
+import { resolveAuditConnection } from '../../src/gateway/schema/audit/connection.js';
 import type { AuditConnectionArgs } from '../../src/audit/paging/page.js';
 import { locateWindowEnd } from '../../src/audit/paging/window.js';
 import { fakeAudit, fakeInfo, type FakeAudit } from '../helpers/audit-fake-upstream.js';

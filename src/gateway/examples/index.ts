@@ -6,13 +6,6 @@ export interface ExampleOperation {
   readonly variables?: Record<string, unknown>;
 }
 
-/** Sessions to open the examples on: one with files of every kind, one whose files are all ready. */
-export interface ExampleSessionIds {
-  readonly withFiles: string;
-  readonly ready: string;
-}
-
-/** What the variables hold when no session ids are known: the id of one of your sessions. */
 export const SESSION_ID_PLACEHOLDER = '<an update session id of your content library>';
 
 const auditEventExamples: readonly ExampleOperation[] = [
@@ -85,8 +78,8 @@ query UpdateSession($id: ID!) {
   updateSession(id: $id) { id files { name sourceType status size bytesTransferred checksumInfo { algorithm checksum } } }
 }`;
 
-/** Every example; without session ids (demo mode hands in the simulator's) they ask for an id of your own. */
-export function exampleOperations(ids?: ExampleSessionIds): readonly ExampleOperation[] {
+/** ids: a session with files of every kind and one whose files are all ready (demo mode's); without, a placeholder. */
+export function exampleOperations(ids?: { withFiles: string; ready: string }): readonly ExampleOperation[] {
   const examples = [
     ...auditEventExamples,
     { name: 'Update session files', query: updateSessionFiles, variables: { id: ids?.withFiles ?? SESSION_ID_PLACEHOLDER } },

@@ -41,7 +41,6 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-/** The `t` of a type's fields, for helpers that make one kind of field for several fields or types. */
 export type ObjectFields<Parent> = PothosSchemaTypes.ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Parent>;
 export type InterfaceFields<Parent> = PothosSchemaTypes.InterfaceFieldBuilder<typeof builder.$inferSchemaTypes, Parent>;
 

@@ -88,7 +88,6 @@ export function authMethodLabels(value: unknown): string[] {
   return labels.map((label) => label.trim()).filter((label) => label.length > 0);
 }
 
-/** One text per `values` field, however many event types expose it. */
 const VALUE_DESCRIPTIONS = {
   deviceType: 'values.deviceType, verbatim.',
   actorExternalId: "values.actorExternalId: the actor's id in an external identity provider.",

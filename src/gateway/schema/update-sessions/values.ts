@@ -1,9 +1,9 @@
 /** The content library's loose values as the contract's strict ones; an unrepresentable one throws on its field. */
 import { BadUserInputError, UpstreamError } from '../../../lib/errors.js';
 
-export const TRANSFER_STATUSES = ['WAITING_FOR_TRANSFER', 'TRANSFERRING', 'READY', 'VALIDATING', 'ERROR'] as const;
-export const TRANSFER_SOURCE_TYPES = ['NONE', 'PUSH', 'PULL'] as const;
-export const CHECKSUM_ALGORITHMS = ['SHA1', 'MD5', 'SHA256', 'SHA512'] as const;
+const TRANSFER_STATUSES = ['WAITING_FOR_TRANSFER', 'TRANSFERRING', 'READY', 'VALIDATING', 'ERROR'] as const;
+const TRANSFER_SOURCE_TYPES = ['NONE', 'PUSH', 'PULL'] as const;
+const CHECKSUM_ALGORITHMS = ['SHA1', 'MD5', 'SHA256', 'SHA512'] as const;
 /** Longest update session id sent upstream; real ids are UUIDs, far shorter. */
 export const MAX_SESSION_ID_LENGTH = 1024;
 
@@ -21,10 +21,13 @@ function invalid(what: string, value: unknown): never {
 const oneOf = <T extends string>(allowed: readonly T[], value: string) =>
   allowed.find((candidate) => candidate === value.trim().toUpperCase());
 
-/** Nullable in the contract: unset stays null; an unknown value throws (null + an error entry). */
-export function transferStatus(value: string | null | undefined) {
-  return value == null ? null : (oneOf(TRANSFER_STATUSES, value) ?? invalid('a file status', value));
-}
+/** For fields nullable in the contract: unset stays null; a value `read` refuses throws (null + an error entry). */
+const nullOr =
+  <T, R>(what: string, read: (value: T) => R | undefined) =>
+  (value: T | null | undefined): R | null =>
+    value == null ? null : (read(value) ?? invalid(what, value));
+
+export const transferStatus = nullOr('a file status', (value: string) => oneOf(TRANSFER_STATUSES, value));
 
 /** Undefined when unknown: non-null in the contract, the field reads NONE (an error would null the whole list). */
 export const transferSourceType = (value: string) => oneOf(TRANSFER_SOURCE_TYPES, value);
@@ -41,23 +44,19 @@ export function uriScheme(uri: string): string {
   return scheme ? scheme.toLowerCase() : invalid('an endpoint uri without a scheme', uri);
 }
 
-/** ISO-8601 from the upstream as a Date (the DateTime scalar prints it as UTC with milliseconds). */
-export function upstreamDateTime(value: string | null | undefined): Date | null {
-  if (value == null) return null;
+export const upstreamDateTime = nullOr('a date-time', (value: string) => {
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? invalid('a date-time', value) : date;
-}
+  return Number.isNaN(date.getTime()) ? undefined : date;
+});
 
 /** GraphQL Int is 32-bit; a larger value would otherwise fail as an unexplained internal error. */
-export function upstreamInt32(value: number | null | undefined): number | null {
-  if (value == null) return null;
-  return (value | 0) === value ? value : invalid('a number outside the 32-bit range', value);
-}
+export const upstreamInt32 = nullOr('a number outside the 32-bit range', (value: number) =>
+  (value | 0) === value ? value : undefined,
+);
 
-export function upstreamSafeInt(value: number | null | undefined): number | null {
-  if (value == null) return null;
-  return Number.isSafeInteger(value) ? value : invalid('an integer outside the safe range', value);
-}
+export const upstreamSafeInt = nullOr('an integer outside the safe range', (value: number) =>
+  Number.isSafeInteger(value) ? value : undefined,
+);
 
 /** An empty, blank or overlong id (only a 414/431 would come back) never reaches the upstream. */
 export function requireSessionId(value: unknown, argument: string): string {
