@@ -7,8 +7,6 @@ import type { Logger } from '../../lib/logger.js';
 
 /** A close the client does not answer (or one whose answer is not read) ends the socket after this. */
 const CLOSE_TIMEOUT_MS = 1000;
-/** RFC 6455 §7.4.1: the client broke a rule of the server's (here: it does not read what it is sent). */
-const POLICY_VIOLATION = 1008;
 /** A keep-alive ping this often; a client that has not answered by the next one is cut off, as useServer does. */
 const KEEP_ALIVE_MS = 12_000;
 /** What ws and Node keep for a queued message besides its bytes (frame header, buffers, write request). */
@@ -84,7 +82,7 @@ export function serveGraphqlWs<P extends Record<string, unknown>>(
     const queue = new SendQueue(socket, bound, () => {
       if (socket.readyState !== socket.OPEN) return;
       log.info({ queuedBytes: queue.queued, boundBytes: bound }, 'websocket closed: its client does not read what it is sent');
-      socket.close(POLICY_VIOLATION, 'The client did not read what it was sent.');
+      socket.close(1008, 'The client did not read what it was sent.');
     });
     let pongWaiting = false;
     let answeredPing = true;

@@ -24,7 +24,6 @@ export interface WebSocketOptions {
   /** Past these a subscribe is refused RATE_LIMITED: graphql-ws runs every message at once, unseen by the connection cap. */
   readonly executionLimits?: ExecutionLimits;
   readonly sendQueueBytes?: number;
-  /** How long a socket may take to send `connection_init`: graphql-ws's 3 s by default. */
   readonly connectionInitWaitTimeout?: number;
 }
 
@@ -94,7 +93,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const connections = new WeakMap<WebSocket, { headers: Headers; state: RequestState; operations: ConnectionOperations }>();
   const connectionOf = (ctx: { extra: SocketExtra }) => connections.get(ctx.extra.socket);
   const executing = { executing: 0 };
-  /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
+  // graphql-ws's hooks name a subscribe message by its payload.
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
     const { socket } = ctx.extra;
@@ -176,7 +175,6 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
         accessLogs.get(payload)?.sent(answer.errors);
         return answer;
       },
-      // Every `error` message: refusals (counted already), a stream that failed, graphql-ws's own.
       onError: (_ctx, _id, payload, errors) => {
         const sent = errors.map(formatted);
         accessLogs.get(payload)?.sent(sent);
@@ -200,7 +198,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
 
   let closing: Promise<void> | undefined;
   return {
-    /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
+    /** Ends every subscription (`complete`), then closes each socket with 1001. */
     close(): Promise<void> {
       closing ??= (async () => {
         options.liveAudit.close();

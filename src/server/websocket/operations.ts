@@ -44,10 +44,7 @@ function endStream(stream: Stream): void {
     .catch(() => undefined);
 }
 
-export interface ExecutionLimits {
-  readonly perConnection: number;
-  readonly total: number;
-}
+export type ExecutionLimits = { readonly perConnection: number; readonly total: number };
 
 export class ConnectionOperations {
   readonly #byId = new Map<string, Operation>();
