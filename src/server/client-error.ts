@@ -54,8 +54,6 @@ export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMi
   return undefined;
 }
 
-export const answerBadRequest = (response: ServerResponse, message: string) => answerJson(response, 400, errorBody(message, 'BAD_REQUEST'));
-
 /** Writes a last answer and closes, dropping what the client sends meanwhile: unread bytes would reset the answer. */
 export function answerAndClose(socket: Duplex, answer: string): void {
   socket.on('error', () => socket.destroy());
