@@ -1,6 +1,6 @@
 /** The process: configuration, demo upstreams, the HTTP listener and a graceful shutdown. */
 import { once } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './lib/config.js';
 import { createGatewayServer } from './server/http-server.js';
@@ -30,9 +30,8 @@ async function main() {
 
   let draining = false;
   // The listener binds while the gateway loads, so a bad PORT or HOST is refused at once.
-  type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
-  let gatewayBuilt!: (serve: Serve) => void;
-  const gateway = new Promise<Serve>((resolve) => (gatewayBuilt = resolve));
+  let gatewayBuilt!: (serve: RequestListener) => void;
+  const gateway = new Promise<RequestListener>((resolve) => (gatewayBuilt = resolve));
   const { server, registerMetrics, watchWebSocket, memoryBudget } = createGatewayServer(
     (request, response) => {
       // While draining, every answer closes its connection, so no keep-alive socket outlives the drain.

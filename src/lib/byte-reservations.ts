@@ -33,11 +33,7 @@ export class ByteHolding {
   #counted = 0;
   #released = false;
 
-  readonly #owner: ByteReservations;
-
-  constructor(owner: ByteReservations) {
-    this.#owner = owner;
-  }
+  constructor(private readonly owner: ByteReservations) {}
 
   /** Adds `bytes` to the holding; false, adding nothing, when the total would pass the bound. */
   add(bytes: number): boolean {
@@ -57,15 +53,15 @@ export class ByteHolding {
   release(): void {
     if (this.#released) return;
     this.#released = true;
-    this.#owner.recount(this.#counted, 0, true);
+    this.owner.recount(this.#counted, 0, true);
     this.#counted = 0;
   }
 
   #settle(nextHeld: number, nextQueued: number, force: boolean): boolean {
     if (this.#released) return false;
     const total = nextHeld + nextQueued;
-    const next = total <= this.#owner.smallBytes ? 0 : total;
-    if (!this.#owner.recount(this.#counted, next, force)) return false;
+    const next = total <= this.owner.smallBytes ? 0 : total;
+    if (!this.owner.recount(this.#counted, next, force)) return false;
     this.#counted = next;
     this.#held = nextHeld;
     this.#queued = nextQueued;

@@ -2,18 +2,12 @@
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+const NOT_HTTP = [400, 'The request is not valid HTTP.'] as const;
 /** Node's own choice of status for the parser errors it does not answer with 400. */
-const STATUS_OF: Readonly<Record<string, number>> = {
-  HPE_HEADER_OVERFLOW: 431,
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
-  ERR_HTTP_REQUEST_TIMEOUT: 408,
-};
-
-const MESSAGE_OF: Readonly<Record<number, string>> = {
-  400: 'The request is not valid HTTP.',
-  408: 'The request did not arrive in time.',
-  413: 'The chunk extensions of the request body are too large.',
-  431: 'The request headers are too large.',
+const ANSWER_OF: Readonly<Record<string, readonly [number, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are too large.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'The chunk extensions of the request body are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request did not arrive in time.'],
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -38,23 +32,20 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     socket.destroy();
     return;
   }
-  const status = STATUS_OF[error.code ?? ''] ?? 400;
-  answerAndClose(socket, rawAnswer(status, errorBody(MESSAGE_OF[status]!, 'BAD_REQUEST')));
+  const [status, message] = ANSWER_OF[error.code ?? ''] ?? NOT_HTTP;
+  answerAndClose(socket, rawAnswer(status, errorBody(message, 'BAD_REQUEST')));
 }
 
 /** A host as RFC 3986 writes it (a name, an IPv4 address, a bracketed IPv6 one), with an optional port. */
 const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
-
-/** Node keeps the first of several Host headers; which host the client meant is anyone's guess. */
-const hasSeveralHosts = (rawHeaders: readonly string[]) =>
-  rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1;
 
 /** Why the request's URL cannot be read (RFC 9112 §3.2: 400); whatwg-node would answer its TypeError 500 with a stack. */
 export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMinor, url }: IncomingMessage): string | undefined {
   if (host === undefined) {
     // HTTP/1.0 needs no Host: whatwg-node uses the address the request came in on.
     if (httpVersionMinor !== 0) return 'The request has no Host header.';
-  } else if (hasSeveralHosts(rawHeaders)) {
+  } else if (rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1) {
+    // Node keeps the first of several Host headers; which host the client meant is anyone's guess.
     return 'The request has more than one Host header.';
   } else if (!(HOST.test(host) && URL.canParse(`http://${host}`))) {
     return 'The Host header is not a host name or address with an optional port.';
@@ -62,8 +53,6 @@ export function requestUrlProblem({ headers: { host }, rawHeaders, httpVersionMi
   if (!URL.canParse(`http://${host ?? 'localhost'}${url}`)) return 'The request target is not a valid path.';
   return undefined;
 }
-
-export const answerBadRequest = (response: ServerResponse, message: string) => answerJson(response, 400, errorBody(message, 'BAD_REQUEST'));
 
 /** Writes a last answer and closes, dropping what the client sends meanwhile: unread bytes would reset the answer. */
 export function answerAndClose(socket: Duplex, answer: string): void {

@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
 import { Counter, Gauge, type LabelValues, type Registry } from 'prom-client';
 import { createMemoryBudget, holdForRequest, type ByteHolding, type ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
-import { answerAndClose, answerBadRequest, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
+import { answerAndClose, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
 import { ClientFrames } from './compat/websocket-frames.js';
 
@@ -43,7 +43,6 @@ function countedWarning(counter: Counter, write: (count: number) => void): (labe
 class CountedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   #holding: ByteHolding | undefined;
 
-  /** Counts this answer's queued bytes in `holding` from now on, and gives it all back once the answer is over. */
   holdIn(holding: ByteHolding): void {
     this.#holding = holding;
     // The last bytes drain before 'finish'; 'close' gives the whole holding back.
@@ -165,7 +164,7 @@ export function createGatewayServer(
         { method: request.method?.slice(0, 16), status: 400, errors: ['BAD_REQUEST'], reason: urlProblem },
         'request refused: its URL cannot be read',
       );
-      answerBadRequest(response, urlProblem);
+      answerJson(response, 400, errorBody(urlProblem, 'BAD_REQUEST'));
       return;
     }
     // The request's share of the budget, held until its answer has left or the connection is gone.

@@ -7,9 +7,8 @@
 import { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { answerBadRequest, answerClientError, requestUrlProblem } from '../../src/server/client-error.js';
+import type { IncomingMessage } from 'node:http';
+import { answerClientError, requestUrlProblem } from '../../src/server/client-error.js';
 
 /** A socket that records what is written to it. */
 function fakeSocket() {
@@ -158,23 +157,5 @@ describe('requestUrlProblem', () => {
     expect(requestUrlProblem(request('x:80', 'http://a/graphql'))).toBe('The request target is not a valid path.');
     expect(requestUrlProblem(request(undefined, ':99999', 0))).toBe('The request target is not a valid path.');
     expect(requestUrlProblem(request('x', '*'))).toBeUndefined();
-  });
-});
-
-describe('answerBadRequest', () => {
-  it('answers 400 with a JSON BAD_REQUEST error and closes the connection', async () => {
-    const { socket, written } = fakeSocket();
-    const response = new ServerResponse(new IncomingMessage(socket as unknown as Socket));
-    response.assignSocket(socket as unknown as Socket);
-    answerBadRequest(response, 'The request has no Host header.');
-    await sleep(10);
-    const [head, body] = written.join('').split('\r\n\r\n');
-    const body_ = JSON.stringify({ errors: [{ message: 'The request has no Host header.', extensions: { code: 'BAD_REQUEST' } }] });
-    expect(body).toBe(body_);
-    const lines = head!.split('\r\n');
-    expect(lines[0]).toBe('HTTP/1.1 400 Bad Request');
-    expect(lines.map((line) => line.toLowerCase())).toEqual(
-      expect.arrayContaining(['content-type: application/json; charset=utf-8', `content-length: ${Buffer.byteLength(body_)}`, 'connection: close']),
-    );
   });
 });

@@ -1,14 +1,12 @@
 /** graphql-ws on ws in place of graphql-ws 6.4's `useServer`, which echoes ping payloads and queues without bound. */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
-import { WebSocketServer, type ServerOptions as WsOptions, type WebSocket } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../lib/logger.js';
 
 /** A close the client does not answer (or one whose answer is not read) ends the socket after this. */
 const CLOSE_TIMEOUT_MS = 1000;
-/** RFC 6455 §7.4.1: the client broke a rule of the server's (here: it does not read what it is sent). */
-const POLICY_VIOLATION = 1008;
 /** A keep-alive ping this often; a client that has not answered by the next one is cut off, as useServer does. */
 const KEEP_ALIVE_MS = 12_000;
 /** What ws and Node keep for a queued message besides its bytes (frame header, buffers, write request). */
@@ -64,27 +62,30 @@ export interface SocketExtra {
 
 export interface BindingOptions {
   readonly log: Logger;
-  readonly sendQueueBytes?: number | undefined;
-  readonly onSocket?: ((socket: WebSocket, request: IncomingMessage) => void) | undefined;
+  readonly maxPayloadBytes: number;
+  /** Given each accepted connection as its handshake completes, in the same turn: before any of its messages is read. */
+  readonly watchSocket?: (socket: WebSocket, upgrade: IncomingMessage) => void;
+  readonly sendQueueBytes?: number;
 }
 
-export function serveGraphqlWs<P extends Record<string, unknown>>(
-  wsOptions: WsOptions,
-  options: ServerOptions<P, SocketExtra>,
-  { log, onSocket, ...binding }: BindingOptions,
+export function serveGraphqlWs(
+  server: Server,
+  { log, maxPayloadBytes, watchSocket, sendQueueBytes: bound = sendQueueBytes() }: BindingOptions,
+  options: ServerOptions<Record<string, unknown>, SocketExtra>,
 ): WebSocketServer {
-  const bound = binding.sendQueueBytes ?? sendQueueBytes();
-  const wsServer = new WebSocketServer({ ...wsOptions, closeTimeout: CLOSE_TIMEOUT_MS, handleProtocols } as WsOptions);
-  const server = makeServer<P, SocketExtra>(options);
+  // A variable, not a literal: @types/ws does not list ws's closeTimeout.
+  const wsOptions = { server, path: '/graphql', maxPayload: maxPayloadBytes, closeTimeout: CLOSE_TIMEOUT_MS, handleProtocols };
+  const wsServer = new WebSocketServer(wsOptions);
+  const graphqlWs = makeServer(options);
 
   wsServer.on('connection', (socket, request) => {
-    onSocket?.(socket, request);
+    watchSocket?.(socket, request);
     // ws ends the connection itself after a protocol error (a bad frame, an oversized message).
     socket.on('error', (error) => log.info({ err: error.message }, 'websocket connection error'));
     const queue = new SendQueue(socket, bound, () => {
       if (socket.readyState !== socket.OPEN) return;
       log.info({ queuedBytes: queue.queued, boundBytes: bound }, 'websocket closed: its client does not read what it is sent');
-      socket.close(POLICY_VIOLATION, 'The client did not read what it was sent.');
+      socket.close(1008, 'The client did not read what it was sent.');
     });
     let pongWaiting = false;
     let answeredPing = true;
@@ -95,7 +96,7 @@ export function serveGraphqlWs<P extends Record<string, unknown>>(
       socket.ping();
     }, KEEP_ALIVE_MS).unref();
 
-    const closed = server.opened(
+    const closed = graphqlWs.opened(
       {
         protocol: socket.protocol,
         send: (data) => queue.send(data),

@@ -1,9 +1,8 @@
 /** A client's frame headers: when a message begins, its size, when it is whole (ws 8.23 tells only when it is whole). */
 
 interface MessageEvents {
-  /** A data message begins: its size as its first frame announces it, or undefined when fragmented. */
+  /** Its size as its first frame announces it, or undefined when fragmented. */
   started(announced: number | undefined): void;
-  /** The last byte of the message is in. */
   ended(): void;
 }
 
@@ -31,14 +30,10 @@ export class ClientFrames {
   private headerBytes = 0;
   private payloadLeft = 0;
   private frameEndsMessage = false;
-  private inMessage = false;
+  /** A message has begun and its last byte is not in yet. */
+  receiving = false;
 
   constructor(private readonly events: MessageEvents) {}
-
-  /** A message has begun and its last byte is not in yet. */
-  get receiving(): boolean {
-    return this.inMessage;
-  }
 
   push(chunk: Uint8Array): void {
     let at = 0;
@@ -64,8 +59,8 @@ export class ClientFrames {
     const isData = opcode < FIRST_CONTROL_OPCODE;
     if (isData && opcode !== CONTINUATION) {
       // A new message while one is open breaks the protocol (ws closes the connection): the old one is over.
-      if (this.inMessage) this.events.ended();
-      this.inMessage = true;
+      if (this.receiving) this.events.ended();
+      this.receiving = true;
       this.events.started(fin ? this.payloadLeft : undefined);
     }
     this.frameEndsMessage = isData && fin;
@@ -73,8 +68,8 @@ export class ClientFrames {
   }
 
   private frameDone(): void {
-    if (!this.frameEndsMessage || !this.inMessage) return;
-    this.inMessage = false;
+    if (!this.frameEndsMessage || !this.receiving) return;
+    this.receiving = false;
     this.events.ended();
   }
 }

@@ -6,25 +6,18 @@ import { isAsyncIterable } from 'graphql-yoga';
 import type { WebSocket } from 'ws';
 import type { RequestState } from '../../gateway/context.js';
 import { LIVE_SOCKET, type LiveAudit } from '../../audit/live/index.js';
-import type { Logger } from '../../lib/logger.js';
 import { WebSocketOperationLog } from '../../gateway/plugins/observability/logging.js';
 import type { OperationExchange, WebSocketServerContext } from '../../gateway/plugins/http/websocket-requests.js';
 import { schema } from '../../gateway/schema/index.js';
 import { ConnectionOperations, neverAnswered, type ExecutionLimits, type Operation } from './operations.js';
-import { serveGraphqlWs, type SocketExtra } from '../compat/graphql-ws-binding.js';
+import { serveGraphqlWs, type BindingOptions, type SocketExtra } from '../compat/graphql-ws-binding.js';
 import type { GatewayYoga } from '../../gateway/yoga.js';
 
-export interface WebSocketOptions {
+interface WebSocketOptions extends BindingOptions {
   readonly yoga: GatewayYoga;
   readonly liveAudit: LiveAudit;
-  readonly log: Logger;
-  readonly maxPayloadBytes: number;
-  /** Given each accepted connection before any of its messages is read. */
-  readonly watchSocket?: (socket: WebSocket, upgrade: IncomingMessage) => void;
   /** Past these a subscribe is refused RATE_LIMITED: graphql-ws runs every message at once, unseen by the connection cap. */
   readonly executionLimits?: ExecutionLimits;
-  readonly sendQueueBytes?: number;
-  /** How long a socket may take to send `connection_init`: graphql-ws's 3 s by default. */
   readonly connectionInitWaitTimeout?: number;
 }
 
@@ -94,7 +87,7 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   const connections = new WeakMap<WebSocket, { headers: Headers; state: RequestState; operations: ConnectionOperations }>();
   const connectionOf = (ctx: { extra: SocketExtra }) => connections.get(ctx.extra.socket);
   const executing = { executing: 0 };
-  /** Each subscribe message's access line (graphql-ws's hooks name a message by its payload). */
+  // graphql-ws's hooks name a subscribe message by its payload.
   const accessLogs = new WeakMap<object, WebSocketOperationLog>();
   const writeAccessLog = (ctx: { extra: SocketExtra }, payload: object, refused = false) => {
     const { socket } = ctx.extra;
@@ -122,85 +115,75 @@ export function attachWebSockets(server: Server, options: WebSocketOptions) {
   }
 
   const settledAnswer = (args: ExecutionArgs) => (args.rootValue as Prepared).answer as never;
-  const wsServer = serveGraphqlWs<Record<string, unknown>>(
-    { server, path: '/graphql', maxPayload: options.maxPayloadBytes },
-    {
-      connectionInitWaitTimeout: options.connectionInitWaitTimeout,
-      execute: settledAnswer,
-      subscribe: settledAnswer,
-      onConnect: async (ctx) => {
-        const headers = headersOf(ctx.connectionParams, ctx.extra.request);
-        const state: RequestState = {};
-        const request = new Request(GRAPHQL_URL, { method: 'POST', headers, body: '{"query":"{__typename}"}' });
-        const response = await yoga.fetch(request, { handshake: state } satisfies WebSocketServerContext);
-        await response.arrayBuffer();
-        if (response.status === 401 || response.status === 403) {
-          log.info({ status: response.status, requestId: state.requestId }, 'websocket connection refused: caller not authenticated');
-          return false;
-        }
-        // Its operations carry the handshake's request id: their log lines name the connection.
-        if (state.requestId) headers.set('x-request-id', state.requestId);
-        const operations = new ConnectionOperations(options.executionLimits ?? EXECUTION_LIMITS, executing);
-        connections.set(ctx.extra.socket, { headers, state, operations });
-        closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
-        return true;
-      },
-      onSubscribe: async (ctx, id, payload) => {
-        // Before any await: a newer subscribe of this id must find this one.
-        const ofConnection = connectionOf(ctx)!.operations;
-        const refusal = ofConnection.executionRefusal;
-        const operation = ofConnection.start(id, payload);
-        const access = new WebSocketOperationLog(id);
-        accessLogs.set(payload, access);
-        const answer = refusal
-          ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
-          : await run(ctx, payload, operation, access).catch((error: unknown) => {
-              log.error({ err: error, requestId: connectionOf(ctx)?.state.requestId }, 'unexpected error');
-              return [unexpectedError()];
-            });
-        if (operation.superseded || (Array.isArray(answer) && operation.ended)) {
-          // Superseded, or its socket closed while it was refused: nobody to answer.
-          writeAccessLog(ctx, payload);
-          return neverAnswered();
-        }
-        if (!Array.isArray(answer)) return answer;
-        // A refusal is sent as `error`; graphql-ws completes nothing for it.
-        ofConnection.forget(id, operation);
-        access.sent(answer.map(formatted));
-        writeAccessLog(ctx, payload, true);
-        return answer;
-      },
-      onNext: (_ctx, _id, payload, _args, result) => {
-        if (!result.errors?.length) return undefined;
-        const answer: FormattedExecutionResult = { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
-        accessLogs.get(payload)?.sent(answer.errors);
-        return answer;
-      },
-      // Every `error` message: refusals (counted already), a stream that failed, graphql-ws's own.
-      onError: (_ctx, _id, payload, errors) => {
-        const sent = errors.map(formatted);
-        accessLogs.get(payload)?.sent(sent);
-        return sent;
-      },
-      // The last step before graphql-ws files the stream (or result) under its id.
-      onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
-      onComplete: (ctx, id, payload) => {
+  const wsServer = serveGraphqlWs(server, options, {
+    connectionInitWaitTimeout: options.connectionInitWaitTimeout,
+    execute: settledAnswer,
+    subscribe: settledAnswer,
+    onConnect: async (ctx) => {
+      const headers = headersOf(ctx.connectionParams, ctx.extra.request);
+      const state: RequestState = {};
+      const request = new Request(GRAPHQL_URL, { method: 'POST', headers, body: '{"query":"{__typename}"}' });
+      const response = await yoga.fetch(request, { handshake: state } satisfies WebSocketServerContext);
+      await response.arrayBuffer();
+      if (response.status === 401 || response.status === 403) {
+        log.info({ status: response.status, requestId: state.requestId }, 'websocket connection refused: caller not authenticated');
+        return false;
+      }
+      // Its operations carry the handshake's request id: their log lines name the connection.
+      if (state.requestId) headers.set('x-request-id', state.requestId);
+      const operations = new ConnectionOperations(options.executionLimits ?? EXECUTION_LIMITS, executing);
+      connections.set(ctx.extra.socket, { headers, state, operations });
+      closeAtExpiry(ctx.extra.socket, state.caller?.expiresAt);
+      return true;
+    },
+    onSubscribe: async (ctx, id, payload) => {
+      // Before any await: a newer subscribe of this id must find this one.
+      const ofConnection = connectionOf(ctx)!.operations;
+      const refusal = ofConnection.executionRefusal;
+      const operation = ofConnection.start(id, payload);
+      const access = new WebSocketOperationLog(id);
+      accessLogs.set(payload, access);
+      const answer = refusal
+        ? [new GraphQLError(refusal, { extensions: { code: 'RATE_LIMITED' } })]
+        : await run(ctx, payload, operation, access).catch((error: unknown) => {
+            log.error({ err: error, requestId: connectionOf(ctx)?.state.requestId }, 'unexpected error');
+            return [unexpectedError()];
+          });
+      if (operation.superseded || (Array.isArray(answer) && operation.ended)) {
+        // Superseded, or its socket closed while it was refused: nobody to answer.
         writeAccessLog(ctx, payload);
-        return connectionOf(ctx)?.operations.complete(id, payload);
-      },
-      onClose: (ctx) => connectionOf(ctx)?.operations.endAll(),
+        return neverAnswered();
+      }
+      if (!Array.isArray(answer)) return answer;
+      // A refusal is sent as `error`; graphql-ws completes nothing for it.
+      ofConnection.forget(id, operation);
+      access.sent(answer.map(formatted));
+      writeAccessLog(ctx, payload, true);
+      return answer;
     },
-    {
-      log,
-      sendQueueBytes: options.sendQueueBytes,
-      // Called as the handshake completes, in the same turn as the upgrade: no message is read before.
-      onSocket: options.watchSocket,
+    onNext: (_ctx, _id, payload, _args, result) => {
+      if (!result.errors?.length) return undefined;
+      const answer: FormattedExecutionResult = { ...result, errors: (result.errors as readonly GraphQLError[]).map(formatted) };
+      accessLogs.get(payload)?.sent(answer.errors);
+      return answer;
     },
-  );
+    onError: (_ctx, _id, payload, errors) => {
+      const sent = errors.map(formatted);
+      accessLogs.get(payload)?.sent(sent);
+      return sent;
+    },
+    // The last step before graphql-ws files the stream (or result) under its id.
+    onOperation: (_ctx, _id, _payload, args) => ((args.rootValue as Prepared).operation.superseded ? neverAnswered() : undefined),
+    onComplete: (ctx, id, payload) => {
+      writeAccessLog(ctx, payload);
+      return connectionOf(ctx)?.operations.complete(id, payload);
+    },
+    onClose: (ctx) => connectionOf(ctx)?.operations.endAll(),
+  });
 
   let closing: Promise<void> | undefined;
   return {
-    /** Ends every subscription (`complete`), then closes each socket with 1001. Idempotent. */
+    /** Ends every subscription (`complete`), then closes each socket with 1001. */
     close(): Promise<void> {
       closing ??= (async () => {
         options.liveAudit.close();

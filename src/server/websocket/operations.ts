@@ -20,7 +20,6 @@ export class Operation {
     return this.#stream === undefined && !this.ended;
   }
 
-  /** Keeps the operation's stream, or ends it at once if the operation has already ended. */
   attach(stream: Stream): void {
     if (this.executing) this.settled();
     this.#stream = stream;
@@ -44,10 +43,7 @@ function endStream(stream: Stream): void {
     .catch(() => undefined);
 }
 
-export interface ExecutionLimits {
-  readonly perConnection: number;
-  readonly total: number;
-}
+export type ExecutionLimits = { readonly perConnection: number; readonly total: number };
 
 export class ConnectionOperations {
   readonly #byId = new Map<string, Operation>();
@@ -85,7 +81,6 @@ export class ConnectionOperations {
     return operation;
   }
 
-  /** A superseded operation is never answered (see neverAnswered). */
   complete(id: string, payload: object): Promise<never> | undefined {
     const operation = this.#byPayload.get(payload);
     if (operation?.superseded) return neverAnswered();
