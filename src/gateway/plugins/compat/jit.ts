@@ -1,9 +1,7 @@
 /**
- * graphql-jit for audit pages. @envelop/graphql-jit 11.2.1 keys compilations by document alone (a
- * document's second operation runs the first one's) and keeps each as long as its document: here they
- * are kept by operation in a cache bounded in bytes. Other operations keep graphql-js (graphql-jit drops
- * the items of a list whose resolver rejects, and knows no @defer/@stream). An operation is compiled
- * the second time its document is sent.
+ * graphql-jit for audit pages, compiled the second time their document is sent and kept by operation in a cache bounded
+ * in bytes: @envelop/graphql-jit 11.2.1 keys them by document alone (its second operation runs the first one's) for as
+ * long as the document lives. Others keep graphql-js: graphql-jit drops a list's items on a rejection, knows no @defer.
  */
 import { Kind, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
@@ -132,8 +130,7 @@ export function useJitForAuditPages(compiledQueries: ReturnType<typeof createCom
       const analysis = analysisOf(args.document, args.operationName);
       if (!analysis?.onlyAuditPages) return;
       const execute = compiledQueries.executeFor(args, analysis.operation);
-      // graphql-jit coerces variables its own way (other refusals, some values graphql-js refuses
-      // accepted): graphql-js refuses them instead, with the answer and log it gives uncompiled.
+      // graphql-jit coerces variables its own way (some graphql-js refuses, accepted): graphql-js refuses those.
       if (execute && (!analysis.operation.variableDefinitions?.length || coercedVariables(args, analysis))) setExecuteFn(execute);
     },
   };

@@ -1,7 +1,4 @@
-/**
- * Audit rows and update sessions are what is expensive: an operation over the row budget is refused before any
- * upstream call; `largeOperationConcurrency` large ones run at once until their answer has left, others wait.
- */
+/** Audit rows and update sessions are the expense: a budget of rows per operation, and few large operations at once. */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';

@@ -9,8 +9,6 @@ import { operationLimits } from './operation-limits.js';
 
 const MB = 2 ** 20;
 
-const parseCacheBytes = { documents: 12 * MB, errors: 4 * MB } as const;
-
 /** V8 keeps a string in one byte per character, or in two when one of them needs it. */
 const BYTES_PER_CHARACTER = 2;
 /** Heap per token of a parsed document, the worst measured with a margin. */
@@ -36,7 +34,7 @@ export function parseErrorBytes(text: string): number {
   return BYTES_PER_CHARACTER * text.length + BYTES_PER_TOKEN_BEFORE_ERROR * tokensRead + BYTES_PER_ENTRY;
 }
 
-export function createParseCache(bytes: { documents: number; errors: number } = parseCacheBytes) {
+export function createParseCache(bytes = { documents: 12 * MB, errors: 4 * MB }) {
   const documents = new LRUCache<string, DocumentNode>({
     maxSize: bytes.documents,
     sizeCalculation: (document, text) => parsedDocumentBytes(text, document),

@@ -1,7 +1,4 @@
-/**
- * Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls
- * without bound: no URL or query string, and operation names go through OperationNameLabels.
- */
+/** Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls without bound. */
 import { timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
@@ -201,8 +198,7 @@ export function createMetrics() {
     upstreamEvents,
     liveAuditEvents,
     observeLiveAudit(live: { stats(): LiveAuditStats }) {
-      const subscriptions = () => live.stats().subscriptions;
-      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', subscriptions);
+      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', () => live.stats().subscriptions);
       gauge(
         'gateway_live_pollers',
         'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
@@ -221,8 +217,7 @@ export function createMetrics() {
       usePrometheus({
         registry,
         endpoint: '/metrics',
-        // Per-phase histograms and the deprecated-field counter (a document walk per request) cost
-        // more per request than they tell about this gateway.
+        // Per-phase histograms and the deprecated-field counter (a walk per request) cost more than they tell.
         metrics: {
           ...operationMetrics(clientErrorCode),
           graphql_envelop_request_time_summary: false,
