@@ -41,7 +41,6 @@ export function bearerToken(request: Request): string | undefined {
   return match ? (match[1] ?? '') : undefined;
 }
 
-/** Header and payload of a structurally valid JWT, unverified; undefined for anything else. */
 function decoded(token: string) {
   try {
     // Typed as strings, but a header's alg or kid may be anything.

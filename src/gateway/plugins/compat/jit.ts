@@ -12,8 +12,6 @@ import { compiledFieldCount } from './compiled-field-count.js';
 import { analysisOf, coercedVariables } from '../limits/document-analysis.js';
 import { parsedDocumentBytes } from '../limits/parse-cache.js';
 
-const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
-
 /** Heap per character of generated code once it has run hot, per compiled query, per key. */
 const BYTES_PER_CODE_CHARACTER = 8;
 const BYTES_PER_COMPILED_QUERY = 16 * 1024;
@@ -73,7 +71,7 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
 }
 
 export function createCompiledQueries(
-  maxBytes = COMPILED_QUERIES_BYTES,
+  maxBytes = 16 * 2 ** 20,
   onCompiled: (compilation: Compilation, args: ExecutionArgs) => void = () => {},
   maxCompilations = MAX_COMPILATIONS,
 ) {

@@ -1,7 +1,6 @@
 /**
- * MAX_REQUEST_BYTES, refused as graphql-yoga 5.24's `maxRequestBodySize` does; Yoga's pipes every body
- * into a copy of the request, which an open subscription then holds. Node reads exactly the
- * Content-Length it framed a body by, so checking it is enough; any other body is read up to the limit.
+ * MAX_REQUEST_BYTES, refused as graphql-yoga 5.24's `maxRequestBodySize` does, whose pipe copies every body into a request
+ * an open subscription then holds. Node reads exactly the Content-Length it framed a body by; any other is read to the limit.
  */
 import { IncomingMessage } from 'node:http';
 import type { Plugin } from 'graphql-yoga';

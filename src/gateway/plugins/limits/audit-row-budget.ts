@@ -54,8 +54,7 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       const rows = sumByKey(analysis.pages, ({ first, last }) => Math.max(pageSize(first, variables), pageSize(last, variables)) || DEFAULT_PAGE_SIZE);
       if (rows > limits.maxRows) {
         const message = `The operation asks for ${rows} audit rows; at most ${limits.maxRows} are served per operation. Page through them instead.`;
-        setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] });
-        return;
+        return setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] });
       }
       if (rows <= limits.largeOperationRows && sessions <= limits.largeOperationSessions) return;
       const { request, res, deadline } = args.contextValue;

@@ -44,10 +44,7 @@ function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError
   return new GraphQLError(message, { nodes: [fields[0]!, other] });
 }
 
-/**
- * The work of checking that fields merge as graphql-js does (each selection, each pair of fields with one response key,
- * each field against each fragment beside it, each pair of fragments) up to `limit`, and the `@stream` conflicts met.
- */
+/** The work graphql-js does checking that fields merge, counted up to past `limit`, and the `@stream` conflicts met. */
 export function fieldMergeCheck(document: DocumentNode, limit: number): { work: number; conflicts: GraphQLError[] } {
   const fragments = fragmentsOf(document);
   const conflicts: GraphQLError[] = [];
@@ -103,7 +100,6 @@ export function fieldMergeCheck(document: DocumentNode, limit: number): { work: 
 
 const streamConflicts = new WeakMap<DocumentNode, GraphQLError[]>();
 
-/** Yoga's rules and the defer plugin's, but one OverlappingFieldsCanBeMergedRule: graphql-js's. */
 function withoutCopiesOfTheMergeRule(rules: readonly ValidationRule[]): ValidationRule[] {
   return rules.filter((rule) => rule === OverlappingFieldsCanBeMergedRule || rule.name !== OverlappingFieldsCanBeMergedRule.name);
 }

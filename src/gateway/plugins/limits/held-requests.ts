@@ -107,10 +107,7 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
           if (!isAsyncIterable(result)) return;
           const releaseDocument = holdDocument(args.document, params?.query ?? '');
           const kept = paramsHeapBytes({ ...params, query: '' }) + WEBSOCKET_MESSAGE_COPIES * (messageBytes.get(request) ?? 0);
-          if (releaseDocument && holding.resize(kept)) {
-            whenOver(request, context, releaseDocument);
-            return;
-          }
+          if (releaseDocument && holding.resize(kept)) return whenOver(request, context, releaseDocument);
           releaseDocument?.();
           void result[Symbol.asyncIterator]().return?.();
           setResult({ errors: [memoryBudgetRefusal()] });

@@ -1,7 +1,4 @@
-/**
- * Yoga's parse cache, bounded in bytes: its own keeps 1024 documents and errors of any size (a document
- * keeps its tokens alive through `loc`). Invalid documents are not kept: their errors hold the validator.
- */
+/** Yoga's parse cache bounded in bytes (its own keeps 1024 of any size); invalid documents go: their errors hold the validator. */
 import type { DocumentNode, Token } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';

@@ -14,7 +14,6 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 const MAX_OPERATION_NAMES = 100;
 
-/** The first `max` well-formed names are themselves; any other is `other`, none `anonymous`. */
 export class OperationNameLabels {
   private readonly names = new Set<string>();
   constructor(private readonly max: number) {}
@@ -125,6 +124,7 @@ export function createMetrics() {
   );
 
   const OPERATION = ['operation_type', 'operation_name'] as const;
+  const perOperation = { phases: ['execute', 'subscribe'] as [Phase, Phase], fillLabelsFn: operationLabels };
   const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
     graphql_envelop_request: createCounter<Phase, OperationLabel>({
       registry,
@@ -133,8 +133,7 @@ export function createMetrics() {
         help: 'GraphQL operations executed, by type and name.',
         labelNames: OPERATION,
       },
-      phases: ['execute', 'subscribe'],
-      fillLabelsFn: operationLabels,
+      ...perOperation,
     }),
     graphql_envelop_request_duration: createHistogram<Phase, OperationLabel>({
       registry,
@@ -144,8 +143,7 @@ export function createMetrics() {
         labelNames: OPERATION,
         buckets: SECONDS_BUCKETS,
       },
-      phases: ['execute', 'subscribe'],
-      fillLabelsFn: operationLabels,
+      ...perOperation,
     }),
     graphql_envelop_error_result: createCounter<ErrorPhase, OperationLabel | 'phase' | 'code', ErrorParams>({
       registry,

@@ -1,7 +1,6 @@
 /**
- * Rules graphql 16.15 gets wrong, as graphql 17 has them: `@skip`/`@include` on a subscription's root
- * are an error (16 evaluates them without variables, throwing on one), and so is an operation type the
- * schema has no root for (16 fails it only during execution).
+ * Rules graphql 16.15 gets wrong, as graphql 17 has them: `@skip`/`@include` on a subscription's root are an error (16
+ * evaluates them without variables, throwing on one), as is an operation type without a root (16 fails it in execution).
  */
 import {
   GraphQLError,
