@@ -107,14 +107,11 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === '/') {
         const html = acceptsHtml(request);
-        return endResponse(
-          new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, {
-            headers: { 'content-type': html ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' },
-          }),
-        );
+        const type = html ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+        return endResponse(new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, { headers: { 'content-type': type } }));
       }
-      const page = request.method === 'GET' && (url.pathname === ENDPOINT || url.pathname === `${ENDPOINT}/`);
-      if (page && !url.searchParams.has('query') && acceptsHtml(request)) {
+      const atEndpoint = request.method === 'GET' && (url.pathname === ENDPOINT || url.pathname === `${ENDPOINT}/`);
+      if (atEndpoint && !url.searchParams.has('query') && acceptsHtml(request)) {
         return loaded().then(({ page }) => endResponse(respond(request, page, 'no-cache', fetchAPI)));
       }
       if (url.pathname.startsWith(ASSET_PREFIX)) {

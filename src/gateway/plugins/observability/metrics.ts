@@ -44,6 +44,8 @@ const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
 /** envelop names an operation without a name `Anonymous`, Yoga leaves it undefined: one label for both. */
 const ENVELOP_ANONYMOUS = 'Anonymous';
 
+const TOKEN_REQUIRED = { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' };
+
 export function useMetricsToken(token: string): Plugin {
   const expected = digest(token);
   return {
@@ -51,12 +53,7 @@ export function useMetricsToken(token: string): Plugin {
       if (url.pathname !== '/metrics') return;
       const given = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
-      endResponse(
-        new fetchAPI.Response('A bearer token is required for /metrics.\n', {
-          status: 401,
-          headers: { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' },
-        }),
-      );
+      endResponse(new fetchAPI.Response('A bearer token is required for /metrics.\n', { status: 401, headers: TOKEN_REQUIRED }));
     },
   };
 }
