@@ -26,7 +26,6 @@ const SPAN_CONTENT = { resolvers: false, variables: false, result: false, docume
 /** A missing session is an ordinary answer (logged at info), and a caller gone no failure of the call. */
 const ordinaryOutcomes = new Set<UpstreamCallEvent['outcome']>(['success', 'NOT_FOUND', 'cancelled']);
 
-/** The caller's `traceparent` as the parent of the operation span. */
 function useTraceContext(): Plugin {
   const continueCallerTrace = (graphqlContext: unknown) => {
     const headers = (graphqlContext as { request?: { headers?: Partial<RequestHeaders> } }).request?.headers;
