@@ -1,7 +1,7 @@
 /**
  * graphql-jit for audit pages, compiled the second time their document is sent and kept by operation in a cache bounded
  * in bytes: @envelop/graphql-jit 11.2.1 keys them by document alone (its second operation runs the first one's) for as
- * long as the document lives. Others keep graphql-js: graphql-jit drops a list's items on a rejection, knows no @defer.
+ * long as the document lives. Others keep graphql-js: graphql-jit drops a list's items on a rejection, knows no @defer/@stream.
  */
 import { Kind, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
@@ -128,7 +128,7 @@ export function useJitForAuditPages(compiledQueries: ReturnType<typeof createCom
       const analysis = analysisOf(args.document, args.operationName);
       if (!analysis?.onlyAuditPages) return;
       const execute = compiledQueries.executeFor(args, analysis.operation);
-      // graphql-jit coerces variables its own way (some graphql-js refuses, accepted): graphql-js refuses those.
+      // graphql-jit coerces variables its own way, accepting some graphql-js refuses: those are left to graphql-js.
       if (execute && (!analysis.operation.variableDefinitions?.length || coercedVariables(args, analysis))) setExecuteFn(execute);
     },
   };

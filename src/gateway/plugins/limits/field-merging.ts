@@ -1,7 +1,7 @@
 /**
  * OverlappingFieldsCanBeMergedRule compares fields sharing a response key pairwise, so a small document can block the
- * event loop: the work is counted at parse, past the limit a refusal. The defer plugin's copy of the rule (which also
- * compares `@stream`) reports every conflict a second time beside graphql-js's: it is dropped, `@stream` compared here.
+ * event loop: the work is counted at parse, past the limit a refusal. @graphql-yoga/plugin-defer-stream 3.24's copy of
+ * the rule (it also compares `@stream`) reports each conflict again beside graphql-js's: dropped, `@stream` compared here.
  */
 import {
   GraphQLError,
