@@ -17,12 +17,7 @@ const DEFAULT_PERSISTED_QUERY_LIMITS = {
 /** SHA-256 in lower-case hex, as Apollo clients send it; anything else is never looked up. */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-const SHARED_KIND = 'apq';
-
-export function createPersistedQueryStore(
-  limits = DEFAULT_PERSISTED_QUERY_LIMITS,
-  shared?: SharedStore,
-): APQStore {
+export function createPersistedQueryStore(limits = DEFAULT_PERSISTED_QUERY_LIMITS, shared?: SharedStore): APQStore {
   const documents = new LRUCache<string, string>({
     max: limits.maxEntries,
     maxSize: limits.maxChars,
@@ -32,7 +27,7 @@ export function createPersistedQueryStore(
   });
   const sharedKey = (hash: string) => shared!.key(`apq:${hash}`);
   const fromShared = async (hash: string) => {
-    const document = await shared!.get(sharedKey(hash), SHARED_KIND);
+    const document = await shared!.get(sharedKey(hash), 'apq');
     if (document === undefined || digest(document).toString('hex') !== hash) return undefined;
     documents.set(hash, document);
     return document;
@@ -45,7 +40,7 @@ export function createPersistedQueryStore(
     },
     set(hash, document) {
       documents.set(hash, document);
-      return shared?.set(sharedKey(hash), SHARED_KIND, document, limits.ttlMs);
+      return shared?.set(sharedKey(hash), 'apq', document, limits.ttlMs);
     },
   };
 }

@@ -1,18 +1,17 @@
 /** Callers authenticated before parsing: an API key compared in constant time, or a JWT jose verifies by a cached JWKS. */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { ANONYMOUS, type Caller, type RequestState } from '../../context.js';
 import type { Logger } from '../../../lib/logger.js';
+import { refusal } from '../compat/coded-refusals.js';
 import { currentRequestId } from '../http/request-id.js';
 
 export interface CallerAuthOptions {
   readonly apiKeys: readonly string[];
   readonly allowAnonymous: boolean;
-  readonly jwt?:
-    | { readonly jwksUrl: string; readonly issuer?: string; readonly audience?: string; readonly requireExp?: boolean }
-    | undefined;
+  readonly jwt?: { jwksUrl: string; issuer?: string; audience?: string; requireExp?: boolean } | undefined;
   /** A refused JWT is one warn line here (never a stack). */
   readonly log?: Logger | undefined;
 }
@@ -32,12 +31,7 @@ function oneApiKey(header: string): string | undefined {
 }
 
 export const unauthenticated = (message: string) =>
-  createGraphQLError(message, {
-    extensions: {
-      code: 'UNAUTHENTICATED',
-      http: { status: 401, headers: { 'www-authenticate': 'ApiKey header="x-api-key", Bearer' } },
-    },
-  });
+  refusal(message, 401, 'UNAUTHENTICATED', { 'www-authenticate': 'ApiKey header="x-api-key", Bearer' });
 
 export const callerOf = (state: RequestState): Caller => state.caller ?? ANONYMOUS;
 
@@ -47,7 +41,6 @@ export function bearerToken(request: Request): string | undefined {
   return match ? (match[1] ?? '') : undefined;
 }
 
-/** Header and payload of a structurally valid JWT, unverified; undefined for anything else. */
 function decoded(token: string) {
   try {
     // Typed as strings, but a header's alg or kid may be anything.

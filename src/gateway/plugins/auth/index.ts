@@ -11,16 +11,13 @@ import { usePersistedOperationsFile } from './persisted-operations.js';
 
 type AuthConfig = Pick<Config, 'apiKeys' | 'allowAnonymous' | 'jwt' | 'persistedOperations' | 'introspection'>;
 
-function useIntrospectionPolicy(policy: Config['introspection']): Plugin[] {
-  if (policy === 'all') return [];
-  return [
-    {
-      onValidate: ({ addValidationRule, context }) => {
-        if (policy === 'authenticated' && callerOf(context as RequestState).id !== ANONYMOUS.id) return;
-        addValidationRule(NoSchemaIntrospectionCustomRule);
-      },
+function useIntrospectionPolicy(policy: Config['introspection']): Plugin {
+  return {
+    onValidate: ({ addValidationRule, context }) => {
+      if (policy === 'authenticated' && callerOf(context as RequestState).id !== ANONYMOUS.id) return;
+      addValidationRule(NoSchemaIntrospectionCustomRule);
     },
-  ];
+  };
 }
 
 export function authPlugins(config: AuthConfig, log: Logger, sharedStore?: SharedStore): Plugin[] {
@@ -31,6 +28,6 @@ export function authPlugins(config: AuthConfig, log: Logger, sharedStore?: Share
     config.persistedOperations
       ? usePersistedOperationsFile(config.persistedOperations)
       : useAutomaticPersistedQueries(createPersistedQueryStore(undefined, sharedStore)),
-    ...useIntrospectionPolicy(config.introspection),
+    ...(config.introspection === 'all' ? [] : [useIntrospectionPolicy(config.introspection)]),
   ];
 }

@@ -15,10 +15,8 @@ function readManifest(file: string): Map<string, string> {
     throw new ConfigError([`PERSISTED_OPERATIONS_FILE: cannot be read as JSON (${(error as Error).message})`]);
   }
   const manifest = manifestSchema.safeParse(parsed);
-  if (!manifest.success) {
-    throw new ConfigError(['PERSISTED_OPERATIONS_FILE: must be a JSON object mapping operation ids to documents']);
-  }
-  return new Map(Object.entries(manifest.data));
+  if (manifest.success) return new Map(Object.entries(manifest.data));
+  throw new ConfigError(['PERSISTED_OPERATIONS_FILE: must be a JSON object mapping operation ids to documents']);
 }
 
 export function usePersistedOperationsFile(options: { file: string; only: boolean }): Plugin {

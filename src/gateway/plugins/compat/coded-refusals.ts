@@ -5,25 +5,22 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, processRegularResult, type Plugin } from 'graphql-yoga';
 
-/** A request-phase refusal: Yoga answers it with `status`, the body naming `code`. */
-export const refusal = (message: string, status = 400, code = 'BAD_REQUEST') =>
-  createGraphQLError(message, { extensions: { http: { status }, code } });
+/** A request-phase refusal: Yoga answers it with `status` and `headers`, the body naming `code`. */
+export const refusal = (message: string, status = 400, code = 'BAD_REQUEST', headers?: Record<string, string>) =>
+  createGraphQLError(message, { extensions: { http: { status, headers }, code } });
 
 /** A 406 naming the media types the request can be answered with, as JSON whatever it accepts (RFC 9110 §12.1). */
-function notAcceptable(mediaTypes: readonly string[]) {
-  const message =
-    mediaTypes.length > 0
-      ? `The Accept header allows none of the media types this request can be answered with: ${mediaTypes.join(', ')}.`
-      : 'The Accept header allows no media type in UTF-8, the only charset the gateway answers in.';
-  return refusal(message, 406);
-}
-
 export function useNotAcceptable(): Plugin {
   return {
     onResultProcess({ resultProcessor, acceptableMediaTypes, setResult, setResultProcessor }) {
       if (resultProcessor) return;
       // Yoga lists each type it offered once per type the request asked for.
-      setResult({ errors: [notAcceptable([...new Set(acceptableMediaTypes)].sort())] });
+      const mediaTypes = [...new Set(acceptableMediaTypes)].sort();
+      const message =
+        mediaTypes.length > 0
+          ? `The Accept header allows none of the media types this request can be answered with: ${mediaTypes.join(', ')}.`
+          : 'The Accept header allows no media type in UTF-8, the only charset the gateway answers in.';
+      setResult({ errors: [refusal(message, 406)] });
       setResultProcessor(processRegularResult, 'application/json');
     },
   };

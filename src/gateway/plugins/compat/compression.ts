@@ -53,14 +53,12 @@ export function useResponseCompression(): Plugin {
         const body = new Uint8Array(await response.arrayBuffer());
         const headers = new fetchAPI.Headers(response.headers);
         headers.append('vary', 'accept-encoding');
-        if (body.byteLength < MIN_BYTES) {
-          setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
-          return;
-        }
+        const init = { status: response.status, statusText: response.statusText, headers };
+        if (body.byteLength < MIN_BYTES) return setResponse(new fetchAPI.Response(body, init));
         const compressed = await compress(body, encoding);
         headers.set('content-encoding', encoding);
         headers.set('content-length', String(compressed.byteLength));
-        setResponse(new fetchAPI.Response(compressed, { status: response.status, statusText: response.statusText, headers }));
+        setResponse(new fetchAPI.Response(compressed, init));
       })();
     },
   };

@@ -7,11 +7,7 @@ import type { FetchAPI, Plugin } from 'graphql-yoga';
 import type { ExampleOperation } from '../../examples/index.js';
 import { compress, preferredEncoding } from './compression.js';
 
-interface GraphiQLPageOptions {
-  readonly examples: readonly ExampleOperation[];
-  readonly introspection: boolean;
-  readonly withApiKey: boolean;
-}
+type GraphiQLPageOptions = { examples: readonly ExampleOperation[]; introspection: boolean; withApiKey: boolean };
 
 const TITLE = 'Identity & content library gateway';
 const ENDPOINT = '/graphql';
@@ -32,7 +28,7 @@ async function asset(name: string, type: string, content: string | Uint8Array) {
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-async function buildBundle(options: GraphiQLPageOptions): Promise<{ page: Asset; assets: ReadonlyMap<string, Asset> }> {
+async function buildBundle(options: GraphiQLPageOptions) {
   const graphiql = await import('@graphql-yoga/render-graphiql/graphiql');
   const favicon = Buffer.from(graphiql.favicon.replace(/^data:[^,]*,/, ''), 'base64');
   const assets = await Promise.all([
@@ -85,15 +81,6 @@ async function buildBundle(options: GraphiQLPageOptions): Promise<{ page: Asset;
   return { page: await asset('', 'text/html; charset=utf-8', html), assets: new Map(assets.map((a) => [a.url, a])) };
 }
 
-function wantsGraphiQL(request: Request, url: URL): boolean {
-  return (
-    request.method === 'GET' &&
-    (url.pathname === ENDPOINT || url.pathname === `${ENDPOINT}/`) &&
-    !url.searchParams.has('query') &&
-    (request.headers.get('accept') ?? '').includes('text/html')
-  );
-}
-
 function respond(request: Request, asset: Asset, cacheControl: string, fetchAPI: FetchAPI): Response {
   const headers: Record<string, string> = { etag: asset.etag, 'cache-control': cacheControl, vary: 'accept-encoding' };
   if (request.headers.get('if-none-match')?.split(',').some((tag) => tag.trim() === asset.etag)) {
@@ -109,6 +96,7 @@ function respond(request: Request, asset: Asset, cacheControl: string, fetchAPI:
 
 const ROOT_HTML = '<!doctype html><title>GraphQL gateway</title><p>GraphQL and GraphiQL are at <a href="/graphql">/graphql</a>.</p>\n';
 const ROOT_TEXT = 'GraphQL and GraphiQL are at /graphql (POST operations there; open it in a browser for GraphiQL).\n';
+const acceptsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
 export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
   // Built on first use: most processes never serve a page.
@@ -118,14 +106,12 @@ export function useGraphiQL(options: GraphiQLPageOptions): Plugin {
     onRequest({ request, url, fetchAPI, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       if (url.pathname === '/') {
-        const html = (request.headers.get('accept') ?? '').includes('text/html');
-        return endResponse(
-          new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, {
-            headers: { 'content-type': html ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' },
-          }),
-        );
+        const html = acceptsHtml(request);
+        const type = html ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+        return endResponse(new fetchAPI.Response(html ? ROOT_HTML : ROOT_TEXT, { headers: { 'content-type': type } }));
       }
-      if (wantsGraphiQL(request, url)) {
+      const atEndpoint = request.method === 'GET' && (url.pathname === ENDPOINT || url.pathname === `${ENDPOINT}/`);
+      if (atEndpoint && !url.searchParams.has('query') && acceptsHtml(request)) {
         return loaded().then(({ page }) => endResponse(respond(request, page, 'no-cache', fetchAPI)));
       }
       if (url.pathname.startsWith(ASSET_PREFIX)) {

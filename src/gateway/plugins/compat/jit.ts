@@ -1,9 +1,7 @@
 /**
- * graphql-jit for audit pages. @envelop/graphql-jit 11.2.1 keys compilations by document alone (a
- * document's second operation runs the first one's) and keeps each as long as its document: here they
- * are kept by operation in a cache bounded in bytes. Other operations keep graphql-js (graphql-jit drops
- * the items of a list whose resolver rejects, and knows no @defer/@stream). An operation is compiled
- * the second time its document is sent.
+ * graphql-jit for audit pages, compiled the second time their document is sent and kept by operation in a cache bounded
+ * in bytes: @envelop/graphql-jit 11.2.1 keys them by document alone (its second operation runs the first one's) for as
+ * long as the document lives. Others keep graphql-js: graphql-jit drops a list's items on a rejection, knows no @defer/@stream.
  */
 import { Kind, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
@@ -13,8 +11,6 @@ import type { Logger } from '../../../lib/logger.js';
 import { compiledFieldCount } from './compiled-field-count.js';
 import { analysisOf, coercedVariables } from '../limits/document-analysis.js';
 import { parsedDocumentBytes } from '../limits/parse-cache.js';
-
-const COMPILED_QUERIES_BYTES = 16 * 2 ** 20;
 
 /** Heap per character of generated code once it has run hot, per compiled query, per key. */
 const BYTES_PER_CODE_CHARACTER = 8;
@@ -75,7 +71,7 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
 }
 
 export function createCompiledQueries(
-  maxBytes = COMPILED_QUERIES_BYTES,
+  maxBytes = 16 * 2 ** 20,
   onCompiled: (compilation: Compilation, args: ExecutionArgs) => void = () => {},
   maxCompilations = MAX_COMPILATIONS,
 ) {
@@ -132,8 +128,7 @@ export function useJitForAuditPages(compiledQueries: ReturnType<typeof createCom
       const analysis = analysisOf(args.document, args.operationName);
       if (!analysis?.onlyAuditPages) return;
       const execute = compiledQueries.executeFor(args, analysis.operation);
-      // graphql-jit coerces variables its own way (other refusals, some values graphql-js refuses
-      // accepted): graphql-js refuses them instead, with the answer and log it gives uncompiled.
+      // graphql-jit coerces variables its own way, accepting some graphql-js refuses: those are left to graphql-js.
       if (execute && (!analysis.operation.variableDefinitions?.length || coercedVariables(args, analysis))) setExecuteFn(execute);
     },
   };

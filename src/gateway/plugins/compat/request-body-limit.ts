@@ -1,18 +1,12 @@
 /**
- * MAX_REQUEST_BYTES, refused as graphql-yoga 5.24's `maxRequestBodySize` does; Yoga's pipes every body
- * into a copy of the request, which an open subscription then holds. Node reads exactly the
- * Content-Length it framed a body by, so checking it is enough; any other body is read up to the limit.
+ * MAX_REQUEST_BYTES, refused as graphql-yoga 5.24's `maxRequestBodySize` does, whose pipe copies every body into a request
+ * an open subscription then holds. Node reads exactly the Content-Length it framed a body by; any other is read to the limit.
  */
 import { IncomingMessage } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { refusal } from './coded-refusals.js';
 
-const CONTENT_LENGTH = /^\d+$/;
-
 const tooLarge = () => refusal('Request body too large', 413, 'REQUEST_ENTITY_TOO_LARGE');
-/** The client broke the body off: its mistake, as a truncated body is. */
-const brokenOff = () => refusal('The request body ended before it was complete.');
-const invalidLength = () => refusal('Content-Length header is invalid.');
 
 function framedByContentLength(serverContext: unknown): boolean {
   const req = (serverContext as { req?: unknown }).req;
@@ -22,8 +16,9 @@ function framedByContentLength(serverContext: unknown): boolean {
 /** Refused as soon as they pass `limit`, the rest left unread: cancelling would close the connection first. */
 async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promise<BodyInit> {
   const reader = body.getReader();
+  // The client broke the body off: its mistake, as a truncated body is.
   const next = () => reader.read().catch((): never => {
-    throw brokenOff();
+    throw refusal('The request body ended before it was complete.');
   });
   const chunks: Uint8Array[] = [];
   let bytesRead = 0;
@@ -44,7 +39,7 @@ export function useRequestBodyLimit(limit: number): Plugin {
     onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
       const announced = request.headers.get('content-length');
       if (announced !== null) {
-        if (!CONTENT_LENGTH.test(announced)) throw invalidLength();
+        if (!/^\d+$/.test(announced)) throw refusal('Content-Length header is invalid.');
         if (Number(announced) > limit) throw tooLarge();
         if (framedByContentLength(serverContext)) return;
       }

@@ -1,7 +1,6 @@
 /**
- * Unreadable parameters are a 400 BAD_REQUEST. graphql-yoga 5.24 JSON.parses a query string's or form's
- * `variables` and `extensions` unguarded (500); its multipart parser refuses `operations` or `map`
- * without a code, follows a `map` of no paths into a TypeError and hands on `operations: null`.
+ * Unreadable parameters are a 400 BAD_REQUEST. graphql-yoga 5.24 JSON.parses GET and form `variables`/`extensions` unguarded
+ * (500); its multipart parser refuses `operations` or `map` uncoded, throws a TypeError on a `map` of no paths, passes `null`.
  */
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';

@@ -12,8 +12,7 @@ export function useRowErrors(): Plugin {
           if (pending) setResult({ ...result, errors: [...(result.errors ?? []), ...pending] });
           return;
         }
-        // Incremental delivery (@defer/@stream): a page is read before the part that carries it
-        // is sent, so its row errors go out with that part.
+        // @defer/@stream: a page is read before the part that carries it is sent, so its row errors go with it.
         return {
           onNext: ({ result: part, setResult: setPart }) => {
             const pending = takeRowErrors(context);

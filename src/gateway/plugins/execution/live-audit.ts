@@ -4,8 +4,6 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { LIVE_AUDIT_FIELD, type LiveAudit } from '../../../audit/live/index.js';
 import { GatewayError } from '../../../lib/errors.js';
 
-const RETRY_AFTER_SECONDS = '1';
-
 const isRateLimited = (error: GraphQLError) =>
   error.extensions?.code === 'RATE_LIMITED' ||
   (error.originalError instanceof GatewayError && error.originalError.code === 'RATE_LIMITED');
@@ -22,11 +20,10 @@ export function useLiveAudit(live: LiveAudit): Plugin {
           return;
         }
         if (!result.errors?.some(isRateLimited)) return;
-        setResult({ ...result, extensions: { ...result.extensions, http: { status: 429, headers: { 'retry-after': RETRY_AFTER_SECONDS } } } });
+        setResult({ ...result, extensions: { ...result.extensions, http: { status: 429, headers: { 'retry-after': '1' } } } });
       },
     }),
-    // A subscription asked for as plain JSON is answered 406 and its stream never read: end it
-    // now, or it would hold a subscription slot forever.
+    // A subscription asked for as plain JSON is answered 406, its stream never read: ended now, not holding a slot.
     onResponse: ({ request, response }) => {
       const stream = streams.get(request);
       streams.delete(request);

@@ -30,9 +30,7 @@ export function bodyPlugins(maxRequestBytes: number): Plugin[] {
   ];
 }
 
-type PageOptions = Parameters<typeof useGraphiQL>[0] & { readonly isReady: () => boolean };
-
-export function pagePlugins({ isReady, ...graphiql }: PageOptions): Plugin[] {
+export function pagePlugins({ isReady, ...graphiql }: Parameters<typeof useGraphiQL>[0] & { isReady: () => boolean }): Plugin[] {
   return [useProbe('/healthz', () => true), useProbe('/readyz', isReady), useGraphiQL(graphiql)];
 }
 

@@ -1,7 +1,4 @@
-/**
- * Audit rows and update sessions are what is expensive: an operation over the row budget is refused before any
- * upstream call; `largeOperationConcurrency` large ones run at once until their answer has left, others wait.
- */
+/** Audit rows and update sessions are the expense: a budget of rows per operation, and few large operations at once. */
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -57,8 +54,7 @@ export function useAuditRowLimits(limits: AuditRowLimits): Plugin<{ request: Req
       const rows = sumByKey(analysis.pages, ({ first, last }) => Math.max(pageSize(first, variables), pageSize(last, variables)) || DEFAULT_PAGE_SIZE);
       if (rows > limits.maxRows) {
         const message = `The operation asks for ${rows} audit rows; at most ${limits.maxRows} are served per operation. Page through them instead.`;
-        setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] });
-        return;
+        return setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] });
       }
       if (rows <= limits.largeOperationRows && sessions <= limits.largeOperationSessions) return;
       const { request, res, deadline } = args.contextValue;

@@ -68,7 +68,6 @@ function analyse(document: DocumentNode, operation: OperationDefinitionNode) {
     operation.operation === 'query' &&
     !incremental &&
     operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && COMPILED_ROOT_FIELDS.has(s.name.value));
-  // The variables the limits read: page sizes and initial counts.
   const read = new Set(initialCountVariables);
   for (const { first, last } of pages) for (const size of [first, last]) if (size?.kind === Kind.VARIABLE) read.add(size.name.value);
   const limitVariables = (operation.variableDefinitions ?? []).filter((definition) => read.has(definition.variable.name.value));

@@ -1,8 +1,7 @@
 /**
- * OverlappingFieldsCanBeMergedRule compares fields sharing a response key pairwise, so a small document
- * can block the event loop: the work is counted as the document is parsed, and a document over the limit
- * refused with the parse errors. The defer plugin's copy of the rule (which also compares `@stream`)
- * runs beside graphql-js's, reporting every conflict twice: it is dropped, `@stream` compared here.
+ * OverlappingFieldsCanBeMergedRule compares fields sharing a response key pairwise, so a small document can block the
+ * event loop: the work is counted at parse, past the limit a refusal. @graphql-yoga/plugin-defer-stream 3.24's copy of
+ * the rule (it also compares `@stream`) reports each conflict again beside graphql-js's: dropped, `@stream` compared here.
  */
 import {
   GraphQLError,
@@ -20,20 +19,13 @@ import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf } from './document-analysis.js';
 
 /** A selection set whose fields land at one place in the response, and the outermost fragment that brought it (or OWN). */
-interface Member {
-  readonly selectionSet: SelectionSetNode;
-  readonly origin: string;
-}
+type Member = { readonly selectionSet: SelectionSetNode; readonly origin: string };
 
 /** Fragment names are never empty. */
 const OWN = '';
 
 /** The fields with one response key at one place in the response. */
-interface Meeting {
-  readonly fields: FieldNode[];
-  readonly origins: Map<string, number>;
-  subselections?: Member[];
-}
+type Meeting = { readonly fields: FieldNode[]; readonly origins: Map<string, number>; subselections?: Member[] };
 
 const pairs = (n: number) => (n * (n - 1)) / 2;
 
@@ -52,21 +44,14 @@ function streamConflict(key: string, fields: readonly FieldNode[]): GraphQLError
   return new GraphQLError(message, { nodes: [fields[0]!, other] });
 }
 
-/**
- * The work of checking that fields merge as graphql-js does it, wherever fields meet: each selection, each
- * pair of fields with one response key (within a fragment once), each field against each fragment beside
- * it, each pair of fragments; stops past `limit`. With it, the `@stream` conflicts found on the way.
- */
+/** The work graphql-js does checking that fields merge, counted up to past `limit`, and the `@stream` conflicts met. */
 export function fieldMergeCheck(document: DocumentNode, limit: number): { work: number; conflicts: GraphQLError[] } {
   const fragments = fragmentsOf(document);
   const conflicts: GraphQLError[] = [];
   // Validation compares within every operation and every fragment, used or not.
-  const places: Member[][] = [];
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION || definition.kind === Kind.FRAGMENT_DEFINITION) {
-      places.push([{ selectionSet: definition.selectionSet, origin: OWN }]);
-    }
-  }
+  const places: Member[][] = document.definitions.flatMap((definition) =>
+    'selectionSet' in definition ? [[{ selectionSet: definition.selectionSet, origin: OWN }]] : [],
+  );
   let work = 0;
   for (let members = places.pop(); members; members = places.pop()) {
     const meetings = new Map<string, Meeting>();
@@ -115,7 +100,6 @@ export function fieldMergeCheck(document: DocumentNode, limit: number): { work: 
 
 const streamConflicts = new WeakMap<DocumentNode, GraphQLError[]>();
 
-/** Yoga's rules and the defer plugin's, but one OverlappingFieldsCanBeMergedRule: graphql-js's. */
 function withoutCopiesOfTheMergeRule(rules: readonly ValidationRule[]): ValidationRule[] {
   return rules.filter((rule) => rule === OverlappingFieldsCanBeMergedRule || rule.name !== OverlappingFieldsCanBeMergedRule.name);
 }

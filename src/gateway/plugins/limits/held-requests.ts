@@ -1,8 +1,4 @@
-/**
- * What a parsed request holds, counted in the memory budget until it ends (over HTTP in the share its body
- * took on arrival): past the budget it is refused at once, 503 `RATE_LIMITED`. The body is let go once its
- * parameters are read; a subscription keeps its declared variables and its document, counted once for all.
- */
+/** What a parsed request holds counts in the memory budget until it ends (over HTTP, in its body's share): past it, a 503. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DocumentNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
@@ -12,11 +8,9 @@ import { HeapEstimate } from '../../../audit/live/heap-estimate.js';
 import { analysisOf } from './document-analysis.js';
 import { parsedDocumentBytes } from './parse-cache.js';
 
-const RETRY_AFTER_SECONDS = 1;
-
 const memoryBudgetRefusal = () =>
   createGraphQLError('The gateway holds too many requests at once; retry later.', {
-    extensions: { code: 'RATE_LIMITED', http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } },
+    extensions: { code: 'RATE_LIMITED', http: { status: 503, headers: { 'retry-after': '1' } } },
   });
 
 /** The heap a request's parsed parameters take, by the estimate live records are weighed with. */
@@ -38,10 +32,7 @@ function forgetBody(request: object): void {
   for (const field of BODY_CACHES) if (cached[field] != null) cached[field] = null;
 }
 
-interface HttpContext {
-  readonly req?: IncomingMessage;
-  readonly res?: ServerResponse;
-}
+type HttpContext = { readonly req?: IncomingMessage; readonly res?: ServerResponse };
 
 /** Calls `ended` once the request is over: its answer has left (HTTP), or its operation ended (WebSocket). */
 function whenOver(request: Request, { res }: HttpContext, ended: () => void): void {
@@ -116,10 +107,7 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
           if (!isAsyncIterable(result)) return;
           const releaseDocument = holdDocument(args.document, params?.query ?? '');
           const kept = paramsHeapBytes({ ...params, query: '' }) + WEBSOCKET_MESSAGE_COPIES * (messageBytes.get(request) ?? 0);
-          if (releaseDocument && holding.resize(kept)) {
-            whenOver(request, context, releaseDocument);
-            return;
-          }
+          if (releaseDocument && holding.resize(kept)) return whenOver(request, context, releaseDocument);
           releaseDocument?.();
           void result[Symbol.asyncIterator]().return?.();
           setResult({ errors: [memoryBudgetRefusal()] });

@@ -2,17 +2,12 @@
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
-/** Brackets open at once, within the tokens the parser reads at most. */
-interface NestingLimits {
-  readonly maxNesting: number;
-  readonly maxTokens: number;
-}
+type NestingLimits = { readonly maxNesting: number; readonly maxTokens: number };
 
 const BRACE_L = 0x7b;
 const BRACKET_L = 0x5b;
 const PAREN_L = 0x28;
 
-/** Whether the text holds more than `count` opening brackets, those in strings and comments included. */
 function moreOpeningBrackets(body: string, count: number): boolean {
   let found = 0;
   for (let i = 0; i < body.length; i++) {
@@ -23,7 +18,7 @@ function moreOpeningBrackets(body: string, count: number): boolean {
 }
 
 export function nestedTooDeeply(source: string | Source, { maxNesting, maxTokens }: NestingLimits): boolean {
-  // Most documents have fewer brackets in all than the limit: a scan of the text, no lexing.
+  // Most documents have fewer brackets in all (strings and comments included) than the limit: a scan, no lexing.
   if (!moreOpeningBrackets(typeof source === 'string' ? source : source.body, maxNesting)) return false;
   const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
   let depth = 0;

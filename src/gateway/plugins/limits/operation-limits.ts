@@ -29,14 +29,9 @@ export const operationLimits = {
 } as const;
 
 /** Armor throws its rejections out of the validator, losing their code: reported through the context instead. */
-const asValidationError = {
-  propagateOnRejection: false,
-  onReject: [
-    (context: ValidationContext | null, error: GraphQLError) => {
-      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, '')));
-    },
-  ],
-};
+const reportInContext = (context: ValidationContext | null, error: GraphQLError) =>
+  context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, '')));
+const asValidationError = { propagateOnRejection: false, onReject: [reportInContext] };
 
 export function useOperationLimits(options: { largeOperationConcurrency: number }): Plugin[] {
   const armor = new EnvelopArmor({

@@ -1,15 +1,10 @@
-/**
- * Yoga's parse cache, bounded in bytes: its own keeps 1024 documents and errors of any size (a document
- * keeps its tokens alive through `loc`). Invalid documents are not kept: their errors hold the validator.
- */
+/** Yoga's parse cache bounded in bytes (its own keeps 1024 of any size); invalid documents go: their errors hold the validator. */
 import type { DocumentNode, Token } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { operationLimits } from './operation-limits.js';
 
 const MB = 2 ** 20;
-
-const parseCacheBytes = { documents: 12 * MB, errors: 4 * MB } as const;
 
 /** V8 keeps a string in one byte per character, or in two when one of them needs it. */
 const BYTES_PER_CHARACTER = 2;
@@ -36,7 +31,7 @@ export function parseErrorBytes(text: string): number {
   return BYTES_PER_CHARACTER * text.length + BYTES_PER_TOKEN_BEFORE_ERROR * tokensRead + BYTES_PER_ENTRY;
 }
 
-export function createParseCache(bytes: { documents: number; errors: number } = parseCacheBytes) {
+export function createParseCache(bytes = { documents: 12 * MB, errors: 4 * MB }) {
   const documents = new LRUCache<string, DocumentNode>({
     maxSize: bytes.documents,
     sizeCalculation: (document, text) => parsedDocumentBytes(text, document),

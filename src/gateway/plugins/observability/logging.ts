@@ -1,7 +1,4 @@
-/**
- * One access line per request (and per WebSocket operation), and each error logged once: a caller's
- * mistake `info`, an upstream failure one `warn` with its detail, only the unexpected `error` with its stack.
- */
+/** One access line per request and per WebSocket operation; each error logged once, only the unexpected at `error`. */
 import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { GatewayContext, RequestState } from '../../context.js';
@@ -101,10 +98,8 @@ export function yogaLogger(log: Logger, logged: LoggedErrors): YogaLogger {
       const [error] = args;
       const original = originalOf(error);
       const known = typeof original === 'object' && original !== null && logged.has(original);
-      if (isCallerMistake(error) || known || isMarkedLogged(original) || original instanceof CallerGoneError) {
-        write('debug', args);
-        return;
-      }
+      const quiet = isCallerMistake(error) || known || isMarkedLogged(original) || original instanceof CallerGoneError;
+      if (quiet) return write('debug', args);
       if (typeof original === 'object' && original !== null) logged.add(original);
       base.error({ ...scoped(), err: original }, 'unexpected error');
     },
@@ -124,17 +119,9 @@ function addCodes(codes: Set<string>, errors: ErrorsWithCodes): Set<string> {
 const nameOf = (name: string | undefined | null) => (name ? (GRAPHQL_NAME.test(name) ? name : '(unreadable name)') : undefined);
 const millisecondsSince = (started: number) => Math.round((performance.now() - started) * 10) / 10;
 
-interface AccessRecord {
-  readonly started: number;
-  readonly path: string;
-  operationName?: string;
-  codes?: string[];
-}
-
 export function useAccessLog(parent: Logger): Plugin<object, RequestState> {
-  const records = new WeakMap<Request, AccessRecord>();
-  // The access line's keys are fixed and none names a credential: redaction, which matches every value
-  // against every wildcard path, would find nothing on it.
+  const records = new WeakMap<Request, { started: number; path: string; operationName?: string; codes?: string[] }>();
+  // No redaction (every value matched against every wildcard path): the line's fixed keys name no credential.
   const log = parent.child({}, { redact: [] });
   return {
     onRequest({ request, url }) {
@@ -166,8 +153,7 @@ export function useAccessLog(parent: Logger): Plugin<object, RequestState> {
         requestId: requestIdOf(serverContext),
         method: request.method.slice(0, 16),
         path: path.slice(0, MAX_LOGGED_PATH),
-        // The client went away before its answer was ready: 499, as a proxy logs it; a refusal the
-        // gateway had already decided (a body broken off: 400) keeps its own status.
+        // A client gone before its answer: 499, as a proxy logs it; a refusal already decided keeps its status.
         status: request.signal.aborted && response.status < 400 ? CLIENT_CLOSED_REQUEST : response.status,
         durationMs: record ? millisecondsSince(record.started) : undefined,
         operationName: record?.operationName,

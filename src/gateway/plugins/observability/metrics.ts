@@ -1,7 +1,4 @@
-/**
- * Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls
- * without bound: no URL or query string, and operation names go through OperationNameLabels.
- */
+/** Prometheus metrics at /metrics, one registry per gateway. No label takes values a caller controls without bound. */
 import { timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
@@ -17,7 +14,6 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'PATCH', 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 const MAX_OPERATION_NAMES = 100;
 
-/** The first `max` well-formed names are themselves; any other is `other`, none `anonymous`. */
 export class OperationNameLabels {
   private readonly names = new Set<string>();
   constructor(private readonly max: number) {}
@@ -48,6 +44,8 @@ const PHASE_CODES: Partial<Record<ErrorPhase, string>> = {
 /** envelop names an operation without a name `Anonymous`, Yoga leaves it undefined: one label for both. */
 const ENVELOP_ANONYMOUS = 'Anonymous';
 
+const TOKEN_REQUIRED = { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' };
+
 export function useMetricsToken(token: string): Plugin {
   const expected = digest(token);
   return {
@@ -55,12 +53,7 @@ export function useMetricsToken(token: string): Plugin {
       if (url.pathname !== '/metrics') return;
       const given = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
-      endResponse(
-        new fetchAPI.Response('A bearer token is required for /metrics.\n', {
-          status: 401,
-          headers: { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' },
-        }),
-      );
+      endResponse(new fetchAPI.Response('A bearer token is required for /metrics.\n', { status: 401, headers: TOKEN_REQUIRED }));
     },
   };
 }
@@ -128,6 +121,7 @@ export function createMetrics() {
   );
 
   const OPERATION = ['operation_type', 'operation_name'] as const;
+  const perOperation = { phases: ['execute', 'subscribe'] as [Phase, Phase], fillLabelsFn: operationLabels };
   const operationMetrics = (clientErrorCode: (error: unknown) => string | undefined) => ({
     graphql_envelop_request: createCounter<Phase, OperationLabel>({
       registry,
@@ -136,8 +130,7 @@ export function createMetrics() {
         help: 'GraphQL operations executed, by type and name.',
         labelNames: OPERATION,
       },
-      phases: ['execute', 'subscribe'],
-      fillLabelsFn: operationLabels,
+      ...perOperation,
     }),
     graphql_envelop_request_duration: createHistogram<Phase, OperationLabel>({
       registry,
@@ -147,8 +140,7 @@ export function createMetrics() {
         labelNames: OPERATION,
         buckets: SECONDS_BUCKETS,
       },
-      phases: ['execute', 'subscribe'],
-      fillLabelsFn: operationLabels,
+      ...perOperation,
     }),
     graphql_envelop_error_result: createCounter<ErrorPhase, OperationLabel | 'phase' | 'code', ErrorParams>({
       registry,
@@ -201,8 +193,7 @@ export function createMetrics() {
     upstreamEvents,
     liveAuditEvents,
     observeLiveAudit(live: { stats(): LiveAuditStats }) {
-      const subscriptions = () => live.stats().subscriptions;
-      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', subscriptions);
+      gauge('gateway_live_subscriptions', 'Open live audit subscriptions (SSE and WebSocket).', () => live.stats().subscriptions);
       gauge(
         'gateway_live_pollers',
         'Live audit pollers: distinct filters being polled, each one upstream call per poll interval.',
@@ -221,8 +212,7 @@ export function createMetrics() {
       usePrometheus({
         registry,
         endpoint: '/metrics',
-        // Per-phase histograms and the deprecated-field counter (a document walk per request) cost
-        // more per request than they tell about this gateway.
+        // Per-phase histograms and the deprecated-field counter (a walk per request) cost more than they tell.
         metrics: {
           ...operationMetrics(clientErrorCode),
           graphql_envelop_request_time_summary: false,

@@ -1,7 +1,4 @@
-/**
- * OpenTelemetry: a span per operation (a child of the caller's `traceparent`) and per upstream call, over
- * OTLP/HTTP. Variables, results, query strings and credentials stay out: they may carry secrets.
- */
+/** OpenTelemetry spans per operation and per upstream call over OTLP/HTTP; variables, results, credentials stay out. */
 import { getCurrentOtelContext, setCurrentOtelContext, useOpenTelemetry } from '@envelop/opentelemetry';
 import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -24,10 +21,11 @@ const headerGetter: TextMapGetter<RequestHeaders> = {
   get: (headers, key) => headers.get(key) ?? undefined,
 };
 
+const SPAN_CONTENT = { resolvers: false, variables: false, result: false, document: true };
+
 /** A missing session is an ordinary answer (logged at info), and a caller gone no failure of the call. */
 const ordinaryOutcomes = new Set<UpstreamCallEvent['outcome']>(['success', 'NOT_FOUND', 'cancelled']);
 
-/** Runs before @envelop/opentelemetry opens the operation span. */
 function useTraceContext(): Plugin {
   const continueCallerTrace = (graphqlContext: unknown) => {
     const headers = (graphqlContext as { request?: { headers?: Partial<RequestHeaders> } }).request?.headers;
@@ -88,24 +86,15 @@ export function createTracing(options: { serviceName: string; endpoint?: string;
   });
   // The async-local context manager and the W3C propagator; a second registration keeps the first, its equal.
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  const upstreamTracer = upstreamTracerFor(provider.getTracer(options.serviceName));
   return {
     plugin: (): Plugin => ({
       // Added right after this plugin, so the caller's context is in place before the span opens.
       onPluginInit: ({ addPlugin }) => {
         addPlugin(useTraceContext());
-        addPlugin(
-          useOpenTelemetry(
-            { resolvers: false, variables: false, result: false, document: true },
-            provider,
-            undefined,
-            undefined,
-            options.serviceName,
-          ) as Plugin,
-        );
+        addPlugin(useOpenTelemetry(SPAN_CONTENT, provider, undefined, undefined, options.serviceName) as Plugin);
       },
     }),
-    upstreamTracer,
+    upstreamTracer: upstreamTracerFor(provider.getTracer(options.serviceName)),
     upstreamInterceptor: propagateToUpstream,
     shutdown: () => provider.shutdown(),
   };

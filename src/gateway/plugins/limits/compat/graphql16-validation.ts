@@ -1,7 +1,6 @@
 /**
- * Rules graphql 16.15 gets wrong, as graphql 17 has them: `@skip`/`@include` on a subscription's root
- * are an error (16 evaluates them without variables, throwing on one), and so is an operation type the
- * schema has no root for (16 fails it only during execution).
+ * Rules graphql 16.15 gets wrong, as graphql 17 has them: `@skip`/`@include` on a subscription's root are an error (16
+ * evaluates them without variables, throwing on one), as is an operation type without a root (16 fails it in execution).
  */
 import {
   GraphQLError,
@@ -35,10 +34,7 @@ function rootConditions(context: ValidationContext, selectionSet: SelectionSetNo
   return found;
 }
 
-/**
- * graphql 17's operation rules: an operation type needs a root, and graphql 16's SingleFieldSubscriptionsRule
- * runs only on subscriptions free of root `@skip`/`@include`.
- */
+/** graphql 17's: an operation type needs a root, and graphql 16's subscription rule runs without root `@skip`/`@include`. */
 function operationRule(context: ValidationContext): ASTVisitor {
   const graphql16 = SingleFieldSubscriptionsRule(context) as { OperationDefinition: (node: OperationDefinitionNode) => void };
   return {
@@ -51,11 +47,8 @@ function operationRule(context: ValidationContext): ASTVisitor {
       const directives = rootConditions(context, node.selectionSet, new Set());
       if (directives.length === 0) return graphql16.OperationDefinition(node);
       const subject = node.name ? `Subscription "${node.name.value}"` : 'Anonymous Subscription';
-      context.reportError(
-        new GraphQLError(`${subject} must not use \`@skip\` or \`@include\` directives in the top level selection.`, {
-          nodes: directives,
-        }),
-      );
+      const message = `${subject} must not use \`@skip\` or \`@include\` directives in the top level selection.`;
+      context.reportError(new GraphQLError(message, { nodes: directives }));
     },
   };
 }
