@@ -6,10 +6,11 @@ import { Turns } from '../../lib/turns.js';
 import { UPSTREAM_ACTIONS } from '../../upstream/identity/actions.js';
 import { createOperationDeadline } from '../../upstream/deadline.js';
 import { emit } from '../../upstream/events.js';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
 import { FailingReads, FilterPoller } from './poller.js';
-import { digestOf, filterKey, type LiveFilter } from './records.js';
+import { digestOf, filterKey, filterOfKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
@@ -58,8 +59,7 @@ export type LiveAuditStats = ReturnType<LiveAudit['stats']>;
 
 const MAX_OBJECT_TYPE_CHARS = 256;
 /** `since` reaches as far back as a resume token, give or take the time a client's "15 minutes ago" takes to arrive. */
-const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
-const SINCE_TOLERANCE_MS = 1000;
+const SINCE_REACH_MS = TOKEN_VALIDITY_MS + 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
 const ANONYMOUS_CALLER = 'anonymous';
 /** Catch-ups under way at once: each calls the upstream and holds its records until its client has them. */
@@ -74,11 +74,6 @@ const rateLimited = (name: string, message: string, limit: number): GatewayError
 /** The gateway completes streams only when it shuts down. */
 const endReason = (ending: SubscriberEnding): LiveEndReason =>
   ending === 'client' ? 'client' : ending === 'complete' ? 'shutdown' : ending.code;
-
-function filterOfKey(key: string): LiveFilter {
-  const [objectType, action] = JSON.parse(key) as [string | null, string | null];
-  return { objectType: objectType ?? undefined, action: action ?? undefined };
-}
 
 /** Why a filter is refused, or undefined: the arguments' filter and a token's go through it alike. */
 function filterProblem(filter: LiveFilter): string | undefined {
@@ -106,10 +101,7 @@ export class LiveAudit {
     this.#readBudget = new ReadBudget(options.maxReadBytes ?? DEFAULT_LIVE_READ_BYTES);
   }
 
-  /**
-   * Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED.
-   * `endIfUndrained` ends its connection should its client stop reading.
-   */
+  /** Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED. */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
     const { now, maxSubscriptions, maxFilters, identity } = this.#options;
     if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
@@ -165,15 +157,15 @@ export class LiveAudit {
     const since = args.since ?? undefined;
     const resumeAfter = args.resumeAfter ?? undefined;
     if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
-    if (since && since.getTime() < now - SINCE_MAX_MS - SINCE_TOLERANCE_MS) {
+    if (since && since.getTime() < now - SINCE_REACH_MS) {
       throw new BadUserInputError('`since` may be at most 15 minutes back.');
     }
     if (resumeAfter === undefined) return { key: filterKey(given), filter: given };
     const resume = decodeResumeToken(resumeAfter, now);
-    const resumed = filterOfKey(resume.filterKey);
+    const resumed = filterOfKey(resume.filterKey)!;
     // Anyone can write a token: its filter gets the arguments' checks, and its floor reaches back no
     // further than `since` could when it was issued, plus the settle time a resume re-reads.
-    const reachMs = SINCE_MAX_MS + SINCE_TOLERANCE_MS + this.#options.settleMs;
+    const reachMs = SINCE_REACH_MS + this.#options.settleMs;
     if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
     const filterGiven = args.filter !== undefined && args.filter !== null;
     if (filterGiven && resume.filterKey !== filterKey(given)) {
@@ -187,14 +179,12 @@ export class LiveAudit {
     if (existing) return existing;
     const { shared, settleMs, now } = this.#options;
     const log = this.#options.log.child({ component: 'live-audit' });
-    const horizonMs = TOKEN_VALIDITY_MS + 2 * settleMs;
     const poller = new FilterPoller(filter, floor, {
       ...this.#options,
       identity: this.#options.identity!,
       log,
-      now,
       budget: this.#readBudget,
-      feed: shared && new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs, log, now }),
+      feed: shared && new SharedFeed(key, { ...shared, horizonMs: TOKEN_VALIDITY_MS + 2 * settleMs, log, now }),
       onStop: () => this.#pollers.delete(key),
     });
     this.#pollers.set(key, poller);
@@ -216,10 +206,7 @@ export class LiveAudit {
     return true;
   }
 
-  /**
-   * Reads from the floor up to now, retried like a poll, then lets the live records through. A window
-   * larger than a read may hold comes in parts, each read once the client has taken the one before.
-   */
+  /** Reads from the floor up to now, retried like a poll, in parts a read may hold; then lets the live records through. */
   async #catchUp(subscriber: LiveSubscriber, poller: FilterPoller, position: string | undefined) {
     const { feed, filter } = poller;
     if (feed && position !== undefined && (await this.#catchUpFromStream(feed, position, subscriber))) return;
@@ -233,24 +220,14 @@ export class LiveAudit {
       const readAt = now();
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
+      // The next part reads again the instant the last one ended at.
+      const known = (record: AuditRecord) => record.timestamp === from && subscriber.knows(digestOf(record.uuid));
       try {
-        const part = await poller
-          .read({
-            fromMillis: from,
-            toMillis: readAt,
-            log,
-            // The next part reads again the instant the last one ended at.
-            known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
-            signal: deadline.signal,
-            expiresAt: deadline.expiresAt,
-          })
-          .finally(() => deadline.dispose());
+        const window = { fromMillis: from, toMillis: readAt, log, known, signal: deadline.signal, expiresAt: deadline.expiresAt };
+        const part = await poller.read(window).finally(() => deadline.dispose());
         reads.succeeded();
-        try {
-          taken = subscriber.release(part.records, part.complete);
-        } finally {
-          part.release();
-        }
+        taken = subscriber.release(part.records, part.complete);
+        part.release();
         // Not empty: a read that keeps nothing of an unfinished window fails instead.
         if (!part.complete) from = part.records.at(-1)!.timestamp;
         await Promise.race([taken, sleep(CATCH_UP_TURN_MS, undefined, { ref: false })]);

@@ -1,8 +1,7 @@
 /**
- * The poller of one filter, shared by its subscriptions: each poll reads from the settle time before
- * the newest record it delivered (late records are still in it) up to now. With a shared feed only
- * the lease holder reads the upstream, into the filter's stream; every replica delivers what the
- * stream brings, and its window follows the stream, so the next holder reads on from there.
+ * The poller of one filter, shared by its subscriptions: each poll reads from the settle time before the newest
+ * record it delivered (late records are still in it) up to now. With a shared feed only the lease holder reads the
+ * upstream, into the filter's stream; every replica's window follows the stream, so the next holder reads on from there.
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
@@ -58,6 +57,7 @@ const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () =
 
 export class FilterPoller {
   readonly filter: LiveFilter;
+  readonly feed: SharedFeed | undefined;
   readonly #options: PollerOptions;
   readonly #subscribers = new Set<LiveSubscriber>();
   /** By uuid; its floor is the oldest time any subscriber may be given, lowered by catch-up subscribers. */
@@ -75,15 +75,12 @@ export class FilterPoller {
 
   constructor(filter: LiveFilter, floor: number, options: PollerOptions) {
     this.filter = filter;
+    this.feed = options.feed;
     this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
     this.#reads = new FailingReads(options.giveUpMs, options.now);
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
-    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records), () => this.#pollNow());
-  }
-
-  get feed(): SharedFeed | undefined {
-    return this.#options.feed;
+    this.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records), () => this.#pollNow());
   }
 
   get subscriberCount(): number {
@@ -106,7 +103,7 @@ export class FilterPoller {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#abort.abort();
-    this.#options.feed?.stop();
+    this.feed?.stop();
     this.#options.onStop(this);
   }
 
@@ -177,9 +174,8 @@ export class FilterPoller {
   }
 
   async #takeRole(): Promise<FeedRole> {
-    const feed = this.#options.feed;
-    if (!feed) return 'local';
-    const role = await feed.role();
+    if (!this.feed) return 'local';
+    const role = await this.feed.role();
     // Back from polling alone: the stream gets the whole window (each subscriber knows its own).
     if (role === 'holder' && this.#role === 'local') this.#window.forgetKeys();
     this.#role = role;
@@ -192,7 +188,7 @@ export class FilterPoller {
       this.#publish(records);
       return;
     }
-    const appended = await this.#options.feed!.append(records);
+    const appended = await this.feed!.append(records);
     if (this.#stopped) return;
     // Known once appended, so the next poll does not append them again before the stream brings them back.
     if (appended === 'appended') this.#note(records);

@@ -10,6 +10,19 @@ export interface LiveFilter {
 
 export const filterKey = (filter: LiveFilter): string => JSON.stringify([filter.objectType ?? null, filter.action ?? null]);
 
+/** The filter a key names, or undefined for any other spelling: it would be polled apart. */
+export function filterOfKey(key: string): LiveFilter | undefined {
+  try {
+    const parts = JSON.parse(key) as unknown[];
+    if (!parts.every((part) => part === null || typeof part === 'string')) return undefined;
+    const [objectType, action] = parts as (string | null)[];
+    const filter = { objectType: objectType ?? undefined, action: action ?? undefined };
+    return filterKey(filter) === key ? filter : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface LiveRecord {
   readonly record: AuditRecord;
   readonly timestamp: number;
@@ -42,25 +55,18 @@ const FORGET_ABOVE = 256;
  * them back, so they are known by key; older ones, and any before the floor, are refused by time.
  */
 export class SettleWindow {
-  #newest: number | undefined;
   readonly #seen = new Map<string, number>();
   #forgetAbove = FORGET_ABOVE;
 
   constructor(
     public floor: number,
     readonly settleMs: number,
-    newest?: number,
-  ) {
-    this.#newest = newest;
-  }
-
-  get newest(): number | undefined {
-    return this.#newest;
-  }
+    public newest?: number,
+  ) {}
 
   /** The oldest time a record may be new at: a re-read starts here. */
   get start(): number {
-    return this.#newest === undefined ? this.floor : Math.max(this.floor, this.#newest - this.settleMs);
+    return this.newest === undefined ? this.floor : Math.max(this.floor, this.newest - this.settleMs);
   }
 
   has(key: string): boolean {
@@ -73,7 +79,7 @@ export class SettleWindow {
 
   note(key: string, timestamp: number): void {
     this.#seen.set(key, timestamp);
-    if (this.#newest === undefined || timestamp > this.#newest) this.#newest = timestamp;
+    if (this.newest === undefined || timestamp > this.newest) this.newest = timestamp;
     if (this.#seen.size > this.#forgetAbove) this.#forgetOld();
   }
 

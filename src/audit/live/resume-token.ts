@@ -1,11 +1,11 @@
 /**
- * `resumeAfter` tokens: where a stream stood right after one record, with the digests of the records
- * delivered within the settle time before it (a re-read would repeat them) and, with Redis, the
- * stream position (version 3). Not signed: a token is refused unless the gateway could have issued it.
+ * `resumeAfter` tokens: where a stream stood right after one record, the digests of those delivered within the settle
+ * time before it (a re-read repeats them) and, with Redis, the stream position (version 3). Not signed: a token is
+ * refused unless the gateway could have issued it.
  */
 import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import { DIGEST_BYTES } from './records.js';
+import { DIGEST_BYTES, filterOfKey } from './records.js';
 
 export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
 /** At most this many digests; past it the oldest are left out and `floor` rises above them. */
@@ -71,21 +71,6 @@ export function encodeResumeToken(input: ResumePoint): string {
   return sealToken(buffer, at);
 }
 
-/** Another spelling of one filter would be polled apart. */
-function isFilterKey(key: string): boolean {
-  try {
-    const parsed: unknown = JSON.parse(key);
-    return (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      parsed.every((part) => part === null || typeof part === 'string') &&
-      JSON.stringify(parsed) === key
-    );
-  } catch {
-    return false;
-  }
-}
-
 /** What a token the gateway did not issue (or that was altered) answers: BAD_USER_INPUT. */
 export const malformedToken = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
 
@@ -105,7 +90,7 @@ function decode(token: string): ResumePoint {
   const filterLength = buffer.readUInt16BE(25);
   need(filterLength + 2, 27);
   const filterKey = buffer.toString('utf8', 27, 27 + filterLength);
-  if (!isFilterKey(filterKey)) throw malformedToken();
+  if (!filterOfKey(filterKey)) throw malformedToken();
   let at = 27 + filterLength;
   const count = buffer.readUInt16BE(at);
   at += 2;
@@ -126,11 +111,7 @@ function decode(token: string): ResumePoint {
   return { filterKey, newest, floor, issuedAt, delivered, position };
 }
 
-/**
- * Whether the times are in the order an issued token has them: delivered records stamped from the
- * floor (raised at most 1 ms past the newest, by boundedPoint) up to the newest, which was read
- * before the token was issued, which is not later than now.
- */
+/** Whether the times are in an issued token's order (boundedPoint raises the floor at most 1 ms past the newest). */
 function inOrder(point: ResumePoint, now: number): boolean {
   return (
     point.issuedAt <= now + CLOCK_SKEW_MS &&
@@ -151,8 +132,8 @@ export function decodeResumeToken(token: string, now: number): ResumePoint {
 }
 
 /**
- * A subscription's newest delivered records, as many as a token carries plus one (where boundedPoint
- * raises the floor): kept up to date as records are taken, a token costs the same however many there are.
+ * A subscription's newest delivered records, as many as a token carries plus one (where boundedPoint raises the floor),
+ * kept as records are taken: a token costs the same however many there are.
  */
 export class NewestDelivered {
   /** Oldest first. */

@@ -1,8 +1,7 @@
 /**
- * One filter's live tail when replicas share Redis: the lease holder appends its polls to the
- * filter's stream (fenced, see FilterLease), and every replica reads the stream with one blocking
- * reader, so all subscribers see its order. The lease lasts two thirds of `leaseMs` and is renewed,
- * or contended for, every third: a holder that dies is replaced within `leaseMs`.
+ * One filter's live tail when replicas share Redis: the lease holder appends its polls to the filter's stream (fenced,
+ * see FilterLease), and every replica reads it with one blocking reader, so all subscribers see its order. The lease
+ * lasts two thirds of `leaseMs` and is renewed, or contended for, every third: a dead holder is replaced within `leaseMs`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -31,10 +30,7 @@ const BLOCK_MS = 2000;
 const RETRY_READ_MS = 200;
 /** Entries per append script and per catch-up range. */
 const BATCH = 500;
-/**
- * Stream ids are Redis's clock, record times the upstream's: a reader starts this much earlier than
- * the records it needs, so that a skew between the two loses nothing (what it reads twice is known).
- */
+/** Stream ids are Redis's clock, record times the upstream's: a reader starts this much earlier (what it reads twice is known). */
 const CLOCK_SKEW_MS = 60_000;
 
 /** The stream no longer holds what a resume needs: it is read from the upstream instead. */
@@ -51,7 +47,6 @@ export class SharedFeed {
   readonly #options: SharedFeedOptions;
   readonly #lease: FilterLease;
   readonly #reader: BlockingReader;
-  readonly streamKey: string;
   #holding = false;
   #stopped = false;
   /** A poll interval may exceed the lease: between polls the holder renews it and the others contend for it. */
@@ -61,7 +56,6 @@ export class SharedFeed {
   constructor(filterKey: string, options: SharedFeedOptions) {
     this.#options = options;
     this.#lease = new FilterLease(options.store, filterKey, Math.ceil((options.leaseMs * 2) / 3));
-    this.streamKey = this.#lease.streamKey;
     this.#reader = options.store.blockingReader(BLOCK_MS);
   }
 
@@ -90,8 +84,9 @@ export class SharedFeed {
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
   async append(records: readonly LiveRecord[]) {
     const { store, now, horizonMs } = this.#options;
+    const { streamKey } = this.#lease;
     for (let at = 0; at < records.length; at += BATCH) {
-      const entries = records.slice(at, at + BATCH).map((r) => store.seal(this.streamKey, ENTRY_KIND, JSON.stringify(r.record)));
+      const entries = records.slice(at, at + BATCH).map((r) => store.seal(streamKey, ENTRY_KIND, JSON.stringify(r.record)));
       const answer = await this.#lease.append(entries, now() - horizonMs);
       if (answer.outcome !== 'appended') {
         if (answer.outcome === 'fenced') this.#holding = false;
@@ -108,7 +103,7 @@ export class SharedFeed {
     let position = `${Math.max(0, Math.floor(fromMillis - CLOCK_SKEW_MS))}-0`;
     void (async () => {
       while (!this.#stopped) {
-        const entries = await this.#reader.read(this.streamKey, position);
+        const entries = await this.#reader.read(this.#lease.streamKey, position);
         if (this.#stopped) return;
         if (entries === undefined) {
           await sleep(RETRY_READ_MS);
@@ -128,11 +123,11 @@ export class SharedFeed {
   /** The entries after `position`, in batches; a stream gap when the stream no longer holds it or Redis does not answer. */
   async *after(position: string): AsyncGenerator<LiveRecord[], void, undefined> {
     const { store } = this.#options;
-    const first = await store.streamFirstId(this.streamKey);
+    const first = await store.streamFirstId(this.#lease.streamKey);
     if (!first || compareStreamIds(first, position) > 0) throw streamGap();
     let from = position;
     for (;;) {
-      const entries = await store.streamAfter(this.streamKey, from, BATCH);
+      const entries = await store.streamAfter(this.#lease.streamKey, from, BATCH);
       if (entries === undefined) throw streamGap();
       if (entries.length === 0) return;
       from = entries.at(-1)![0];
@@ -149,13 +144,13 @@ export class SharedFeed {
       if (record) records.push({ ...toLiveRecord(record), position: id });
       else foreign++;
     }
-    if (foreign > 0) this.#options.log.warn({ foreign, stream: this.streamKey }, 'live audit stream entries skipped: not written by the gateway');
+    if (foreign > 0) this.#options.log.warn({ foreign, stream: this.#lease.streamKey }, 'live audit stream entries skipped: not written by the gateway');
     return records;
   }
 
   #recordOf(fields: readonly string[]) {
     if (fields.length !== 2 || fields[0] !== ENTRY_FIELD) return undefined;
-    const payload = this.#options.store.open(this.streamKey, ENTRY_KIND, fields[1]);
+    const payload = this.#options.store.open(this.#lease.streamKey, ENTRY_KIND, fields[1]);
     if (payload === undefined) return undefined;
     try {
       const parsed = auditRecordSchema.safeParse(JSON.parse(payload));

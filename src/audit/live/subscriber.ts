@@ -1,7 +1,6 @@
 /**
- * One live subscription and the iterator GraphQL reads. A record counts as delivered when the client
- * takes it, so a token describes the stream right after its record: a Repeater's buffers do not
- * expose that moment, nor the queue's length, which tells a client that does not keep up.
+ * One live subscription and the iterator GraphQL reads. A record is delivered when the client takes it, so a token
+ * describes the stream right after it: a Repeater exposes neither that moment nor its queue's length.
  */
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
@@ -32,10 +31,7 @@ export interface SubscriberOptions {
 
 export type SubscriberEnding = 'complete' | GatewayError | 'client';
 
-/**
- * Both transports ask for the next item once the last is written out: a pause this long with
- * records waiting is a connection that does not drain.
- */
+/** Both transports ask for the next item once the last is written out: a longer pause with records waiting does not drain. */
 const DEFAULT_STALL_MS = 10_000;
 /** Time a cut-off client's connection has to drain, and an ended stream's client to take the rest. */
 const DEFAULT_END_GRACE_MS = 5_000;
@@ -56,6 +52,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
   readonly #abort = new AbortController();
+  /** Aborted once the stream wants no more records: a catch-up read in flight stops at once. */
+  readonly signal = this.#abort.signal;
   #caughtUp: (() => void) | undefined;
   #connectionChecked = false;
   #lastPull = performance.now();
@@ -70,11 +68,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     for (const entry of options.resumedFrom?.delivered ?? []) this.#remember(entry.digest, entry.timestamp);
   }
 
-  /** Aborted once the stream wants no more records: a catch-up read in flight stops at once. */
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
-
   /** Whether a record was delivered within the settle time, or waits for the client. */
   knows(digest: string): boolean {
     return this.#window.has(digest) || this.#pending.has(digest);
@@ -85,10 +78,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held ??= [];
   }
 
-  /**
-   * Queues a part of the catch-up; its last part lets the batches held meanwhile through. Resolves
-   * once the client took the catch-up queued so far.
-   */
+  /** Queues a part of the catch-up, the last letting the held batches through; resolves once the client took it all. */
   release(part: readonly LiveRecord[], last = true): Promise<void> {
     if (!this.#detached) {
       for (const record of part) if (this.#accepts(record)) this.#pending.addCatchUp(record);

@@ -1,6 +1,6 @@
 /**
- * Reads one time window, its records oldest first and each once by uuid (one shifted across a page
- * boundary is read twice). A read out of ReadBudget returns the oldest part: its caller reads on from there.
+ * Reads one time window, its records oldest first and each once by uuid (one shifted across a page boundary is read
+ * twice). A read out of ReadBudget returns the oldest part: its caller reads on from there.
  */
 import type { Logger } from 'pino';
 import { ByteReservations, type ByteHolding } from '../../lib/byte-reservations.js';
