@@ -16,7 +16,6 @@ import { SharedFeed } from './shared-feed.js';
 import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
 import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './window-read.js';
 
-/** Why a subscription ended: its client left, the gateway shut down, or the code of the error that ended it. */
 export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
 
 /** Hooks for metrics, as upstream calls have theirs (src/upstream/events.ts); one that throws is ignored. */

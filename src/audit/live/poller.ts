@@ -1,7 +1,6 @@
 /**
- * The poller of one filter, shared by its subscriptions: each poll reads from the settle time before the newest
- * record it delivered (late records are still in it) up to now. With a shared feed only the lease holder reads the
- * upstream, into the filter's stream; every replica's window follows the stream, so the next holder reads on from there.
+ * One filter's poller: each poll reads from the settle time before the newest record it delivered (late records come in
+ * it) up to now. With a shared feed the lease holder reads into the stream; every replica's window follows the stream.
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';

@@ -43,17 +43,13 @@ export function toLiveRecord(record: AuditRecord): LiveRecord {
   return { record, timestamp: record.timestamp, uuid: record.uuid, digest: digestOf(record.uuid) };
 }
 
-/** Delivery order within one read: oldest first, ties by uuid. */
 export function oldestFirst(a: Pick<LiveRecord, 'timestamp' | 'uuid'>, b: Pick<LiveRecord, 'timestamp' | 'uuid'>): number {
   return a.timestamp - b.timestamp || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 
 const FORGET_ABOVE = 256;
 
-/**
- * The records a poller or subscriber had since the settle time before the newest: a re-read brings
- * them back, so they are known by key; older ones, and any before the floor, are refused by time.
- */
+/** Records since the settle time before the newest are known by key, as a re-read brings them back; older ones by time. */
 export class SettleWindow {
   readonly #seen = new Map<string, number>();
   #forgetAbove = FORGET_ABOVE;
@@ -99,9 +95,8 @@ export class SettleWindow {
 const COMPACT_AT = 1024;
 
 /**
- * The records a subscriber accepted and its client has not taken, a catch-up first. How far the
- * client fell behind counts from the fewest it has had waiting since the catch-up: a long replay is
- * where it starts, and it keeps up while it takes records as fast as new ones arrive.
+ * The records a subscriber accepted and its client has not taken, a catch-up first. How far it fell behind counts from
+ * the fewest waiting since the catch-up: a long replay is where it starts, and it keeps up while it takes them as they come.
  */
 export class PendingRecords {
   #records: LiveRecord[] = [];
@@ -115,7 +110,6 @@ export class PendingRecords {
     return this.#records.length - this.#next;
   }
 
-  /** Records the client has fallen behind since it was least behind. */
   get behind(): number {
     return this.size - this.#lowWater;
   }
@@ -155,13 +149,5 @@ export class PendingRecords {
       this.#next = 0;
     }
     return record;
-  }
-
-  clear(): void {
-    this.#records = [];
-    this.#next = 0;
-    this.#digests.clear();
-    this.#catchUpLeft = 0;
-    this.#lowWater = 0;
   }
 }

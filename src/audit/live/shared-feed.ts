@@ -1,7 +1,7 @@
 /**
- * One filter's live tail when replicas share Redis: the lease holder appends its polls to the filter's stream (fenced,
- * see FilterLease), and every replica reads it with one blocking reader, so all subscribers see its order. The lease
- * lasts two thirds of `leaseMs` and is renewed, or contended for, every third: a dead holder is replaced within `leaseMs`.
+ * One filter's live tail when replicas share Redis: the lease holder appends its polls to the stream (fenced), which
+ * every replica reads in one order. The lease lasts two thirds of `leaseMs` and is renewed, or contended for, every
+ * third: a holder that dies is replaced within `leaseMs`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -24,13 +24,11 @@ export interface SharedFeedOptions {
 
 const ENTRY_KIND = 'live-record';
 const ENTRY_FIELD = 'r';
-/** How long one blocking read waits for entries before it is made again. */
 const BLOCK_MS = 2000;
-/** Pause before a stream read is tried again once Redis did not answer. */
 const RETRY_READ_MS = 200;
 /** Entries per append script and per catch-up range. */
 const BATCH = 500;
-/** Stream ids are Redis's clock, record times the upstream's: a reader starts this much earlier (what it reads twice is known). */
+/** Stream ids run on Redis's clock, record times on the upstream's: a reader starts this much earlier. */
 const CLOCK_SKEW_MS = 60_000;
 
 /** The stream no longer holds what a resume needs: it is read from the upstream instead. */

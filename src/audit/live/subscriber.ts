@@ -1,13 +1,9 @@
-/**
- * One live subscription and the iterator GraphQL reads. A record is delivered when the client takes it, so a token
- * describes the stream right after it: a Repeater exposes neither that moment nor its queue's length.
- */
+/** A live subscription's iterator: a Repeater hides when the client takes a record (a token's moment) and its queue's length. */
 import { GatewayError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
 import { encodeResumeToken, NewestDelivered, type ResumePoint } from './resume-token.js';
 
-/** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
   | { readonly record: AuditRecord; resumeAfter(): string; readonly error?: undefined }
   | { readonly error: GatewayError };
@@ -43,12 +39,10 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly #newestDelivered = new NewestDelivered();
   /** The shared stream's id of the newest record taken from it. */
   #position: string | undefined;
-  readonly #pending = new PendingRecords();
+  #pending = new PendingRecords();
   /** The poller's batches, while the catch-up read runs. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
-  /** No more records come: the slot is given back. */
-  #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
   readonly #abort = new AbortController();
@@ -59,16 +53,17 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #lastPull = performance.now();
   /** Runs only while something waits for the client and it is not asking. */
   #stallTimer: NodeJS.Timeout | undefined;
+  readonly #endGraceMs: number;
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
     this.floor = options.floor;
+    this.#endGraceMs = options.endGraceMs ?? DEFAULT_END_GRACE_MS;
     this.#window = new SettleWindow(options.floor, options.settleMs, options.resumedFrom?.newest);
     this.#position = options.resumedFrom?.position;
     for (const entry of options.resumedFrom?.delivered ?? []) this.#remember(entry.digest, entry.timestamp);
   }
 
-  /** Whether a record was delivered within the settle time, or waits for the client. */
   knows(digest: string): boolean {
     return this.#window.has(digest) || this.#pending.has(digest);
   }
@@ -80,7 +75,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   /** Queues a part of the catch-up, the last letting the held batches through; resolves once the client took it all. */
   release(part: readonly LiveRecord[], last = true): Promise<void> {
-    if (!this.#detached) {
+    if (!this.signal.aborted) {
       for (const record of part) if (this.#accepts(record)) this.#pending.addCatchUp(record);
       if (last) {
         for (const batch of this.#held ?? []) this.#add(batch);
@@ -97,7 +92,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   /** Checked before the batch is queued: a burst larger than `maxBuffered` reaches a client that reads it in time. */
   offer(records: readonly LiveRecord[]): void {
-    if (this.#detached) return;
+    if (this.signal.aborted) return;
     if (this.#held) {
       this.#held.push([...records]);
       return;
@@ -129,16 +124,15 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   /** Drops what waits; its connection is ended if still undrained after the end grace. */
   #cutOff(): void {
-    this.#pending.clear();
+    this.#pending = new PendingRecords();
     this.#lastPull = performance.now();
-    setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
+    setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs).unref();
     const message = 'The subscription was ended because the client did not keep up with the records it was sent.';
     this.end(new GatewayError('RATE_LIMITED', message, { queued: this.#options.maxBuffered }));
   }
 
   #detach(): void {
-    if (this.#detached) return;
-    this.#detached = true;
+    if (this.signal.aborted) return;
     this.#held = undefined;
     this.#abort.abort();
     this.#caughtUp?.();
@@ -146,21 +140,16 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   }
 
   #checkCaughtUp(): void {
-    if (this.#detached || !this.#pending.catchingUp) this.#caughtUp?.();
+    if (this.signal.aborted || !this.#pending.catchingUp) this.#caughtUp?.();
   }
 
   /** How long the client may pause: only while something waits for it that it has not asked for. */
   #pauseAllowed(): number | undefined {
     if (this.#closed || this.#waiting) return undefined;
-    if (this.#ending !== undefined) return this.#endGraceMs();
+    if (this.#ending !== undefined) return this.#endGraceMs;
     return this.#pending.size > 0 ? (this.#options.stallMs ?? DEFAULT_STALL_MS) : undefined;
   }
 
-  #endGraceMs(): number {
-    return this.#options.endGraceMs ?? DEFAULT_END_GRACE_MS;
-  }
-
-  /** Times the client's pause while something waits for it, unless already timing. */
   #armStallTimer(): void {
     if (this.#stallTimer !== undefined) return;
     const limit = this.#pauseAllowed();
@@ -250,7 +239,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #close(): void {
     this.#closed = true;
     this.#stopStallTimer();
-    this.#pending.clear();
+    this.#pending = new PendingRecords();
     this.#detach();
   }
 

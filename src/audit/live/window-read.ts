@@ -1,7 +1,4 @@
-/**
- * Reads one time window, its records oldest first and each once by uuid (one shifted across a page boundary is read
- * twice). A read out of ReadBudget returns the oldest part: its caller reads on from there.
- */
+/** One time window's records, oldest first, each once by uuid; out of ReadBudget, the oldest part, for the caller to read on. */
 import type { Logger } from 'pino';
 import { ByteReservations, type ByteHolding } from '../../lib/byte-reservations.js';
 import { GatewayError, UpstreamError } from '../../lib/errors.js';
@@ -54,7 +51,6 @@ interface Kept {
 
 const NEVER = new AbortController().signal;
 
-/** The oldest records of the window that fit in the budget. */
 class OldestKept {
   readonly #holding: ByteHolding;
   readonly #estimate = new HeapEstimate();

@@ -5,7 +5,6 @@
  */
 import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import type { AuditReportQuery } from '../../upstream/types.js';
 import { MAX_DATE_MS } from '../../upstream/identity/schemas.js';
 import { UPSTREAM_ACTIONS, type UpstreamAction } from '../../upstream/identity/actions.js';
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './limits.js';
@@ -35,11 +34,6 @@ export const sameScope = (a: AuditScope, b: AuditScope) =>
   a.pinnedAt === b.pinnedAt &&
   a.objectType === b.objectType &&
   a.action === b.action;
-
-export function reportQuery(scope: AuditScope, startIndex: number, pageSize: number): AuditReportQuery {
-  const { fromMillis, toMillis, objectType, action } = scope;
-  return { fromMillis, toMillis, objectType: objectType ?? undefined, action: action ?? undefined, startIndex, pageSize };
-}
 
 function pushVarint(bytes: number[], value: bigint): void {
   let rest = value;
