@@ -100,7 +100,6 @@ export class LiveAudit {
     this.#readBudget = new ReadBudget(options.maxReadBytes ?? DEFAULT_LIVE_READ_BYTES);
   }
 
-  /** Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED. */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
     const { now, maxSubscriptions, maxFilters, identity } = this.#options;
     if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
@@ -153,7 +152,7 @@ export class LiveAudit {
     const given: LiveFilter = { objectType: args.filter?.objectType ?? undefined, action: args.filter?.action ?? undefined };
     const problem = filterProblem(given);
     if (problem) throw new BadUserInputError(problem);
-    const since = args.since ?? undefined;
+    const { since } = args;
     const resumeAfter = args.resumeAfter ?? undefined;
     if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
     if (since && since.getTime() < now - SINCE_REACH_MS) {
@@ -166,8 +165,7 @@ export class LiveAudit {
     // further than `since` could when it was issued, plus the settle time a resume re-reads.
     const reachMs = SINCE_REACH_MS + this.#options.settleMs;
     if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
-    const filterGiven = args.filter !== undefined && args.filter !== null;
-    if (filterGiven && resume.filterKey !== filterKey(given)) {
+    if (args.filter != null && resume.filterKey !== filterKey(given)) {
       throw new BadUserInputError('resumeAfter was issued for another filter; give the same filter or none.');
     }
     return { key: resume.filterKey, filter: resumed, resume };

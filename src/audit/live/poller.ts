@@ -45,7 +45,6 @@ export class FailingReads {
     this.#since = undefined;
   }
 
-  /** The failure of a read started at `readAt`, and whether it is time to give up. */
   failed(error: unknown, readAt: number): { failure: GatewayError; giveUp: boolean } {
     this.#since ??= readAt;
     return { failure: asGatewayError(error), giveUp: this.now() - this.#since >= this.giveUpMs };
@@ -62,9 +61,8 @@ export class FilterPoller {
   /** By uuid; its floor is the oldest time any subscriber may be given, lowered by catch-up subscribers. */
   readonly #window: SettleWindow;
   #timer: NodeJS.Timeout | undefined;
-  #abort = new AbortController();
+  readonly #stop = new AbortController();
   readonly #reads: FailingReads;
-  #stopped = false;
   #polling = false;
   /** The next poll is due at once: the lease was taken while a poll was under way. */
   #pollAgain = false;
@@ -89,7 +87,7 @@ export class FilterPoller {
   add(subscriber: LiveSubscriber): void {
     this.#window.floor = Math.min(this.#window.floor, subscriber.floor);
     this.#subscribers.add(subscriber);
-    if (this.#timer === undefined && !this.#stopped) this.#schedule();
+    if (this.#timer === undefined && !this.#stop.signal.aborted) this.#schedule();
   }
 
   remove(subscriber: LiveSubscriber): void {
@@ -98,15 +96,13 @@ export class FilterPoller {
   }
 
   stop(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
+    if (this.#stop.signal.aborted) return;
+    this.#stop.abort();
     clearTimeout(this.#timer);
-    this.#abort.abort();
     this.feed?.stop();
     this.#options.onStop(this);
   }
 
-  /** A window of this filter, as its polls and its subscribers' catch-ups read it. */
   read(window: Pick<WindowRead, 'fromMillis' | 'toMillis' | 'log' | 'known' | 'signal' | 'expiresAt'>): Promise<WindowPart> {
     const { identity, budget, pageSize } = this.#options;
     return readWindow({ ...window, identity, budget, pageSize, filter: this.filter });
@@ -119,7 +115,7 @@ export class FilterPoller {
 
   /** This replica took the filter's lease between polls: it reads for every replica from now on. */
   #pollNow(): void {
-    if (this.#stopped) return;
+    if (this.#stop.signal.aborted) return;
     if (this.#polling) {
       this.#pollAgain = true;
       return;
@@ -132,7 +128,7 @@ export class FilterPoller {
     this.#polling = true;
     try {
       const role = await this.#takeRole();
-      if (this.#stopped) return;
+      if (this.#stop.signal.aborted) return;
       // The holder reads for this replica: its records come through the stream.
       if (role === 'follower') {
         this.#reads.succeeded();
@@ -144,17 +140,17 @@ export class FilterPoller {
       const toMillis = now();
       this.polls++;
       try {
-        const window = { fromMillis, toMillis, log, known: this.#known, signal: this.#abort.signal };
+        const window = { fromMillis, toMillis, log, known: this.#known, signal: this.#stop.signal };
         const part = fromMillis > toMillis ? NOTHING_TO_READ : await this.read(window);
         try {
-          if (this.#stopped) return;
+          if (this.#stop.signal.aborted) return;
           this.#reads.succeeded();
           await this.#deliver(role, part.records);
         } finally {
           part.release();
         }
       } catch (error) {
-        if (this.#stopped) return;
+        if (this.#stop.signal.aborted) return;
         const { failure, giveUp } = this.#reads.failed(error, toMillis);
         if (giveUp) {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
@@ -166,7 +162,7 @@ export class FilterPoller {
         }
         log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poll failed; retrying');
       }
-      if (!this.#stopped) this.#schedule();
+      if (!this.#stop.signal.aborted) this.#schedule();
     } finally {
       this.#polling = false;
     }
@@ -188,7 +184,7 @@ export class FilterPoller {
       return;
     }
     const appended = await this.feed!.append(records);
-    if (this.#stopped) return;
+    if (this.#stop.signal.aborted) return;
     // Known once appended, so the next poll does not append them again before the stream brings them back.
     if (appended === 'appended') this.#note(records);
     // Redis went away mid-append: delivered here (what did reach the stream is known by uuid).

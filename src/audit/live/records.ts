@@ -103,7 +103,6 @@ export class PendingRecords {
   #next = 0;
   readonly #digests = new Set<string>();
   #catchUpLeft = 0;
-  /** The fewest records waiting since the catch-up was handed over (0 without one). */
   #lowWater = 0;
 
   get size(): number {

@@ -57,7 +57,6 @@ export class SharedFeed {
     this.#reader = options.store.blockingReader(BLOCK_MS);
   }
 
-  /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */
   async role(): Promise<FeedRole> {
     const { store } = this.#options;
     this.#holding = store.isUp() && (await this.#lease.acquire()) && store.isUp();

@@ -122,7 +122,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#flush();
   }
 
-  /** Drops what waits; its connection is ended if still undrained after the end grace. */
   #cutOff(): void {
     this.#pending = new PendingRecords();
     this.#lastPull = performance.now();

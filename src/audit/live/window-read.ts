@@ -66,10 +66,6 @@ class OldestKept {
     return this.#leftOut === undefined;
   }
 
-  get size(): number {
-    return this.#byUuid.size;
-  }
-
   /** Keeps what fits of one page's new records; if not all do, the oldest of these and the kept ones. */
   add(records: readonly AuditRecord[]): void {
     const candidates = new Map<string, Kept>();
@@ -147,14 +143,15 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
   if (outside.earlier + outside.later > 0) {
     log.warn({ ...outside, fromMillis, toMillis }, 'live audit rows skipped: stamped outside the window read');
   }
+  const records = kept.records();
   if (!kept.complete) {
     // Other reads hold the whole budget: this one kept nothing, and is retried as a failed read.
-    if (kept.size === 0) {
+    if (records.length === 0) {
       throw new GatewayError('RATE_LIMITED', 'The gateway is reading as many live audit records as it may hold; try again later.', {
         limitBytes: read.budget.max,
       });
     }
-    log.info({ records: kept.size, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
+    log.info({ records: records.length, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
   }
-  return { records: kept.records(), complete: kept.complete, release: () => kept.release() };
+  return { records, complete: kept.complete, release: () => kept.release() };
 }
