@@ -1,6 +1,5 @@
 /** Live audit subscriptions: argument checks, limits, one poller per filter, the catch-up of `since`/`resumeAfter`. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
 import { Turns } from '../../lib/turns.js';
 import { UPSTREAM_ACTIONS } from '../../upstream/identity/actions.js';
@@ -9,11 +8,11 @@ import { emit } from '../../upstream/events.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { IdentityApi } from '../../upstream/types.js';
-import { FailingReads, FilterPoller } from './poller.js';
+import { FailingReads, FilterPoller, type PollerOptions } from './poller.js';
 import { digestOf, filterKey, filterOfKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed } from './shared-feed.js';
-import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
+import { LiveSubscriber, type LiveItem, type SubscriberEnding, type SubscriberOptions } from './subscriber.js';
 import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './window-read.js';
 
 export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
@@ -24,20 +23,15 @@ export interface LiveAuditEvents {
   onSubscriptionEnd?(reason: LiveEndReason): void;
 }
 
-export interface LiveAuditOptions {
+export interface LiveAuditOptions
+  extends Pick<PollerOptions, 'log' | 'pollMs' | 'settleMs' | 'giveUpMs' | 'pageSize'>,
+    Pick<SubscriberOptions, 'stallMs' | 'endGraceMs'> {
   readonly identity: IdentityApi | undefined;
-  readonly log: Logger;
-  readonly pollMs: number;
-  readonly settleMs: number;
-  readonly giveUpMs: number;
   readonly maxSubscriptions: number;
   readonly maxSubscriptionsPerCaller?: number | undefined;
   /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
   readonly maxFilters: number;
   readonly maxBuffered?: number;
-  readonly stallMs?: number;
-  readonly endGraceMs?: number;
-  readonly pageSize?: number;
   /** Deadline of each catch-up read, as of a query; the live stream itself has none. */
   readonly catchUpTimeoutMs?: number;
   readonly maxReadBytes?: number;

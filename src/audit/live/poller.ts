@@ -5,21 +5,17 @@
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
-import type { IdentityApi } from '../../upstream/types.js';
 import { SettleWindow, type LiveFilter, type LiveRecord } from './records.js';
 import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow, type ReadBudget, type WindowPart, type WindowRead } from './window-read.js';
+import { readWindow, type WindowPart, type WindowRead } from './window-read.js';
 
-export interface PollerOptions {
-  readonly identity: IdentityApi;
+export interface PollerOptions extends Pick<WindowRead, 'identity' | 'budget' | 'pageSize'> {
   readonly log: Logger;
   readonly pollMs: number;
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly now: () => number;
-  readonly budget: ReadBudget;
-  readonly pageSize?: number;
   readonly onStop: (poller: FilterPoller) => void;
   /** Unset: this process polls for itself. */
   readonly feed?: SharedFeed | undefined;

@@ -4,7 +4,7 @@
  */
 import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import { DIGEST_BYTES, filterOfKey } from './records.js';
+import { DIGEST_BYTES, filterOfKey, type LiveRecord } from './records.js';
 
 export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
 /** At most this many digests; past it the oldest are left out and `floor` rises above them. */
@@ -17,10 +17,7 @@ const STREAM_ID = /^\d{1,16}-\d{1,20}$/;
 const MAX_TOKEN_CHARS = 8192;
 const ENTRY_BYTES = DIGEST_BYTES + 4;
 
-export interface DeliveredEntry {
-  readonly digest: string;
-  readonly timestamp: number;
-}
+export type DeliveredEntry = Pick<LiveRecord, 'digest' | 'timestamp'>;
 
 export interface ResumePoint {
   readonly filterKey: string;
