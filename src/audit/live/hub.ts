@@ -1,6 +1,6 @@
 /** Live audit subscriptions: argument checks, limits, one poller per filter, the catch-up of `since`/`resumeAfter`. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
+import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
 import { Turns } from '../../lib/turns.js';
 import { UPSTREAM_ACTIONS } from '../../upstream/identity/actions.js';
 import { createOperationDeadline } from '../../upstream/deadline.js';
@@ -12,10 +12,8 @@ import { FailingReads, FilterPoller, type PollerOptions } from './poller.js';
 import { digestOf, filterKey, filterOfKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed } from './shared-feed.js';
-import { LiveSubscriber, type LiveItem, type SubscriberEnding, type SubscriberOptions } from './subscriber.js';
-import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './window-read.js';
-
-export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
+import { LiveSubscriber, type LiveEndReason, type LiveItem, type SubscriberOptions } from './subscriber.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
 
 /** Hooks for metrics, as upstream calls have theirs (src/upstream/events.ts); one that throws is ignored. */
 export interface LiveAuditEvents {
@@ -63,10 +61,6 @@ const CATCH_UP_READ_TIMEOUT_MS = 30_000;
 
 const rateLimited = (name: string, message: string, limit: number): GatewayError =>
   Object.assign(new GatewayError('RATE_LIMITED', message, { limit }), { name });
-
-/** The gateway completes streams only when it shuts down. */
-const endReason = (ending: SubscriberEnding): LiveEndReason =>
-  ending === 'client' ? 'client' : ending === 'complete' ? 'shutdown' : ending.code;
 
 /** Why a filter is refused, or undefined: the arguments' filter and a token's go through it alike. */
 function filterProblem(filter: LiveFilter): string | undefined {
@@ -123,9 +117,9 @@ export class LiveAudit {
       filterKey: key,
       floor,
       maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
-      onClose: (closed, ending) => {
+      onClose: (closed, reason) => {
         this.#remove(closed, key, callerId);
-        emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
+        emit(this.#options.events?.onSubscriptionEnd, reason);
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
@@ -201,7 +195,7 @@ export class LiveAudit {
   async #catchUp(subscriber: LiveSubscriber, poller: FilterPoller, position: string | undefined) {
     const { feed, filter } = poller;
     if (feed && position !== undefined && (await this.#catchUpFromStream(feed, position, subscriber))) return;
-    const { now, log, pollMs, giveUpMs } = this.#options;
+    const { now, log, pollMs, giveUpMs, identity } = this.#options;
     const { signal } = subscriber;
     const reads = new FailingReads(giveUpMs, now);
     let from = subscriber.floor;
@@ -214,8 +208,8 @@ export class LiveAudit {
       // The next part reads again the instant the last one ended at.
       const known = (record: AuditRecord) => record.timestamp === from && subscriber.knows(digestOf(record.uuid));
       try {
-        const window = { fromMillis: from, toMillis: readAt, log, known, signal: deadline.signal, expiresAt: deadline.expiresAt };
-        const part = await poller.read(window).finally(() => deadline.dispose());
+        const window = { ...this.#options, identity: identity!, budget: this.#readBudget, filter, fromMillis: from, toMillis: readAt };
+        const part = await readWindow({ ...window, known, signal: deadline.signal, expiresAt: deadline.expiresAt }).finally(() => deadline.dispose());
         reads.succeeded();
         taken = subscriber.release(part.records, part.complete);
         part.release();

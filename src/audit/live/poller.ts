@@ -99,11 +99,6 @@ export class FilterPoller {
     this.#options.onStop(this);
   }
 
-  read(window: Pick<WindowRead, 'fromMillis' | 'toMillis' | 'log' | 'known' | 'signal' | 'expiresAt'>): Promise<WindowPart> {
-    const { identity, budget, pageSize } = this.#options;
-    return readWindow({ ...window, identity, budget, pageSize, filter: this.filter });
-  }
-
   #schedule(): void {
     this.#timer = setTimeout(() => void this.#poll(), this.#pollAgain ? 0 : this.#options.pollMs);
     this.#pollAgain = false;
@@ -136,8 +131,8 @@ export class FilterPoller {
       const toMillis = now();
       this.polls++;
       try {
-        const window = { fromMillis, toMillis, log, known: this.#known, signal: this.#stop.signal };
-        const part = fromMillis > toMillis ? NOTHING_TO_READ : await this.read(window);
+        const window = { ...this.#options, filter: this.filter, fromMillis, toMillis, known: this.#known, signal: this.#stop.signal };
+        const part = fromMillis > toMillis ? NOTHING_TO_READ : await readWindow(window);
         try {
           if (this.#stop.signal.aborted) return;
           this.#reads.succeeded();

@@ -1,5 +1,5 @@
 /** A live subscription's iterator: a Repeater hides when the client takes a record (a token's moment) and its queue's length. */
-import { GatewayError } from '../../lib/errors.js';
+import { GatewayError, type ErrorCode } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
 import { encodeResumeToken, NewestDelivered, type ResumePoint } from './resume-token.js';
@@ -16,7 +16,7 @@ export interface SubscriberOptions {
   readonly maxBuffered: number;
   readonly now: () => number;
   /** Called once, as soon as the stream takes no more records. */
-  readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
+  readonly onClose: (subscriber: LiveSubscriber, reason: LiveEndReason) => void;
   readonly onDelivered?: (() => void) | undefined;
   readonly resumedFrom?: Pick<ResumePoint, 'newest' | 'delivered' | 'position'> | undefined;
   /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
@@ -25,7 +25,8 @@ export interface SubscriberOptions {
   readonly endGraceMs?: number | undefined;
 }
 
-export type SubscriberEnding = 'complete' | GatewayError | 'client';
+/** The gateway completes streams only when it shuts down. */
+export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
 
 /** Both transports ask for the next item once the last is written out: a longer pause with records waiting does not drain. */
 const DEFAULT_STALL_MS = 10_000;
@@ -40,7 +41,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   /** The shared stream's id of the newest record taken from it. */
   #position: string | undefined;
   #pending = new PendingRecords();
-  /** The poller's batches, while the catch-up read runs. */
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
   #closed = false;
@@ -51,7 +51,6 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #caughtUp: (() => void) | undefined;
   #connectionChecked = false;
   #lastPull = performance.now();
-  /** Runs only while something waits for the client and it is not asking. */
   #stallTimer: NodeJS.Timeout | undefined;
   readonly #endGraceMs: number;
 
@@ -135,7 +134,8 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held = undefined;
     this.#abort.abort();
     this.#caughtUp?.();
-    this.#options.onClose(this, this.#ending ?? 'client');
+    const ending = this.#ending;
+    this.#options.onClose(this, ending === undefined ? 'client' : ending === 'complete' ? 'shutdown' : ending.code);
   }
 
   #checkCaughtUp(): void {
