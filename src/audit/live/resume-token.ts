@@ -81,9 +81,8 @@ function decode(token: string): ResumePoint {
   if (buffer.length < 27 + filterLength + 2) throw malformedToken();
   const filterKey = buffer.toString('utf8', 27, 27 + filterLength);
   if (!filterOfKey(filterKey)) throw malformedToken();
-  let at = 27 + filterLength;
-  const count = buffer.readUInt16BE(at);
-  at += 2;
+  const count = buffer.readUInt16BE(27 + filterLength);
+  let at = 29 + filterLength;
   const entriesEnd = at + count * ENTRY_BYTES;
   if (count > MAX_ENTRIES || (version === VERSION ? buffer.length !== entriesEnd : buffer.length <= entriesEnd)) throw malformedToken();
   const delivered: DeliveredEntry[] = [];

@@ -250,9 +250,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       this.#armStallTimer();
       return Promise.resolve(ready);
     }
-    return new Promise((resolve) => {
-      this.#waiting = resolve;
-    });
+    return new Promise((resolve) => (this.#waiting = resolve));
   }
 
   /** The client left (or GraphQL stopped reading): free everything now. */

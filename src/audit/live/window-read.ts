@@ -15,6 +15,8 @@ export const MAX_PAGES_PER_READ = 40;
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 /** Upstream pages all live reads have in flight at once: a full page is large to receive and parse. */
 export const LIVE_PAGES_IN_FLIGHT = 4;
+/** The LiveRecord around a record, its digest and uuid, and its entry in a read's map. */
+const LIVE_RECORD_BYTES = 256;
 
 /** The estimated heap all live reads keep, and their page turns: against endless pages of large records. */
 export class ReadBudget extends ByteReservations {
@@ -44,10 +46,7 @@ export interface WindowPart {
   release(): void;
 }
 
-interface Kept {
-  readonly record: AuditRecord;
-  readonly bytes: number;
-}
+type Kept = { readonly record: AuditRecord; readonly bytes: number };
 
 const NEVER = new AbortController().signal;
 
@@ -72,7 +71,7 @@ class OldestKept {
     for (const record of records) {
       if (this.#byUuid.has(record.uuid) || candidates.has(record.uuid)) continue;
       if (this.#leftOut && oldestFirst(record, this.#leftOut) >= 0) continue;
-      candidates.set(record.uuid, { record, bytes: this.#estimate.recordBytes(record) });
+      candidates.set(record.uuid, { record, bytes: LIVE_RECORD_BYTES + this.#estimate.valueBytes(record) });
     }
     let bytes = 0;
     for (const candidate of candidates.values()) bytes += candidate.bytes;

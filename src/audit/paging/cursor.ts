@@ -23,10 +23,7 @@ export interface AuditScope {
   readonly action: UpstreamAction | null;
 }
 
-export interface AuditCursor {
-  readonly offset: number;
-  readonly scope: AuditScope;
-}
+export type AuditCursor = { readonly offset: number; readonly scope: AuditScope };
 
 export const sameScope = (a: AuditScope, b: AuditScope) =>
   a.fromMillis === b.fromMillis &&
