@@ -1,7 +1,4 @@
-/**
- * The heap a value parsed from JSON takes, estimated from above by V8's layout: large objects become
- * dictionaries, a new key costs its string and shapes, a string past Latin-1 two bytes a character.
- */
+/** A parsed JSON value's heap, from above by V8's layout: large objects are dictionaries, new keys cost, wide strings double. */
 const OBJECT_BYTES = 96;
 const ARRAY_BYTES = 48;
 const PROPERTY_BYTES = 32;

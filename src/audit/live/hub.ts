@@ -52,7 +52,6 @@ const MAX_OBJECT_TYPE_CHARS = 256;
 /** `since` reaches as far back as a resume token, give or take the time a client's "15 minutes ago" takes to arrive. */
 const SINCE_REACH_MS = TOKEN_VALIDITY_MS + 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
-const ANONYMOUS_CALLER = 'anonymous';
 /** Catch-ups under way at once: each calls the upstream and holds its records until its client has them. */
 export const CATCH_UP_TURNS = 4;
 /** A client slow to take its replay passes the turn on after this long, and reads on. */
@@ -98,7 +97,7 @@ export class LiveAudit {
       const message = `This gateway serves at most ${maxSubscriptions} live subscriptions at once; try again later.`;
       throw rateLimited('RateLimitedError', message, maxSubscriptions);
     }
-    const callerId = args.callerId ?? ANONYMOUS_CALLER;
+    const callerId = args.callerId ?? 'anonymous';
     const callerHolds = this.#byCaller.get(callerId) ?? 0;
     const perCaller = this.#options.maxSubscriptionsPerCaller ?? Infinity;
     if (callerHolds >= perCaller) {
@@ -199,17 +198,18 @@ export class LiveAudit {
     const { signal } = subscriber;
     const reads = new FailingReads(giveUpMs, now);
     let from = subscriber.floor;
+    // The next part reads again the instant the last one ended at.
+    const known = (record: AuditRecord) => record.timestamp === from && subscriber.knows(digestOf(record.uuid));
+    const window = { ...this.#options, identity: identity!, budget: this.#readBudget, filter, known };
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
       if (!giveBack) return;
       const readAt = now();
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
-      // The next part reads again the instant the last one ended at.
-      const known = (record: AuditRecord) => record.timestamp === from && subscriber.knows(digestOf(record.uuid));
       try {
-        const window = { ...this.#options, identity: identity!, budget: this.#readBudget, filter, fromMillis: from, toMillis: readAt };
-        const part = await readWindow({ ...window, known, signal: deadline.signal, expiresAt: deadline.expiresAt }).finally(() => deadline.dispose());
+        const read = { ...window, fromMillis: from, toMillis: readAt, signal: deadline.signal, expiresAt: deadline.expiresAt };
+        const part = await readWindow(read).finally(() => deadline.dispose());
         reads.succeeded();
         taken = subscriber.release(part.records, part.complete);
         part.release();

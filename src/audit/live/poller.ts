@@ -87,8 +87,7 @@ export class FilterPoller {
   }
 
   remove(subscriber: LiveSubscriber): void {
-    if (!this.#subscribers.delete(subscriber)) return;
-    if (this.#subscribers.size === 0) this.stop();
+    if (this.#subscribers.delete(subscriber) && this.#subscribers.size === 0) this.stop();
   }
 
   stop(): void {

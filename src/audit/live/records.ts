@@ -3,10 +3,7 @@ import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 
 /** In upstream terms (action spelled Create, Update, ...). */
-export interface LiveFilter {
-  readonly objectType?: string | undefined;
-  readonly action?: string | undefined;
-}
+export type LiveFilter = { readonly objectType?: string | undefined; readonly action?: string | undefined };
 
 export const filterKey = (filter: LiveFilter): string => JSON.stringify([filter.objectType ?? null, filter.action ?? null]);
 

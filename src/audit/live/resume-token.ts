@@ -119,10 +119,7 @@ export function decodeResumeToken(token: string, now: number): ResumePoint {
   return point;
 }
 
-/**
- * A subscription's newest delivered records, as many as a token carries plus one (where boundedPoint raises the floor),
- * kept as records are taken: a token costs the same however many there are.
- */
+/** The newest delivered records a token carries, plus one for boundedPoint: a token costs the same however many there are. */
 export class NewestDelivered {
   /** Oldest first. */
   readonly #entries: DeliveredEntry[] = [];

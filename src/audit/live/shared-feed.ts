@@ -1,7 +1,6 @@
 /**
- * One filter's live tail when replicas share Redis: the lease holder appends its polls to the stream (fenced), which
- * every replica reads in one order. The lease lasts two thirds of `leaseMs` and is renewed, or contended for, every
- * third: a holder that dies is replaced within `leaseMs`.
+ * One filter's live tail across replicas: the lease holder appends its polls to the stream, which every replica reads in
+ * one order. The lease lasts 2/3 of `leaseMs`, renewed or contended for every 1/3: a dead holder is replaced within it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -34,7 +33,6 @@ const CLOCK_SKEW_MS = 60_000;
 /** The stream no longer holds what a resume needs: it is read from the upstream instead. */
 const streamGap = () => new Error('the live audit stream does not hold the position asked');
 
-/** As (milliseconds, sequence). */
 function compareStreamIds(a: string, b: string): number {
   const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
   const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
