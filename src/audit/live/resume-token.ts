@@ -100,19 +100,15 @@ function decode(token: string): ResumePoint {
   return { filterKey, newest, floor, issuedAt, delivered, position };
 }
 
-/** Whether the times are in an issued token's order (boundedPoint raises the floor at most 1 ms past the newest). */
-function inOrder(point: ResumePoint, now: number): boolean {
-  return (
+export function decodeResumeToken(token: string, now: number): ResumePoint {
+  const point = decode(token);
+  // The times in an issued token's order (boundedPoint raises the floor at most 1 ms past the newest).
+  const inOrder =
     point.issuedAt <= now + CLOCK_SKEW_MS &&
     point.newest <= point.issuedAt + CLOCK_SKEW_MS &&
     point.floor <= point.newest + 1 &&
-    point.delivered.every((entry) => entry.timestamp >= point.floor)
-  );
-}
-
-export function decodeResumeToken(token: string, now: number): ResumePoint {
-  const point = decode(token);
-  if (!inOrder(point, now)) throw malformedToken();
+    point.delivered.every((entry) => entry.timestamp >= point.floor);
+  if (!inOrder) throw malformedToken();
   if (now - point.issuedAt > TOKEN_VALIDITY_MS) {
     throw new BadUserInputError('resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.');
   }
