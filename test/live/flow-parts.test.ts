@@ -101,21 +101,4 @@ describe('PendingRecords', () => {
     expect([pending.take(), pending.take(), pending.take(), pending.take()]).toEqual([...catchUp, live, undefined]);
     expect(pending.has(live.digest)).toBe(false);
   });
-
-  it('forget everything on clear: nothing waits, nothing is caught up, nobody is behind', () => {
-    const pending = new PendingRecords();
-    pending.addCatchUp(record());
-    pending.addCatchUp(record());
-    pending.startHere();
-    const live = record();
-    pending.add(live);
-    pending.take();
-    pending.clear();
-    expect([pending.size, pending.behind, pending.catchingUp, pending.has(live.digest), pending.take()]).toEqual([0, 0, false, false, undefined]);
-    // Records added after a clear are handed out from the first, and count from zero.
-    const next = record();
-    pending.add(next);
-    expect(pending.behind).toBe(1);
-    expect(pending.take()).toBe(next);
-  });
 });

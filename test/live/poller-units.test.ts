@@ -218,8 +218,8 @@ describe('the memory bound of live reads', () => {
   it('a window larger than the reads may hold is delivered in parts, oldest first, each record once', async () => {
     const identity = fakeIdentity(Array.from({ length: 300 }, (_, i) => auditRecord(String(i).padStart(3, '0'), start - 300 + i)));
     const estimate = new HeapEstimate();
-    estimate.recordBytes(identity.records[0]!);
-    const recordBytes = estimate.recordBytes(identity.records[1]!);
+    estimate.valueBytes(identity.records[0]!);
+    const recordBytes = estimate.valueBytes(identity.records[1]!);
     const budget = new ReadBudget(100 * recordBytes);
     const { poller: p } = poller(identity, { budget, pageSize: 50 }, start - 1000);
     const a = fakeSubscriber(start - 1000);

@@ -294,22 +294,22 @@ describe('HeapEstimate', () => {
   it('counts characters by their width, and a key as new only the first time a read sees it', () => {
     const estimate = new HeapEstimate();
     const record = (values: Record<string, unknown>) => ({ ...auditRecord(1, start), values });
-    estimate.recordBytes(record({ pad: '' }));
-    const latin = estimate.recordBytes(record({ pad: 'x'.repeat(1000) }));
-    const wide = estimate.recordBytes(record({ pad: '\u20ac'.repeat(1000) }));
+    estimate.valueBytes(record({ pad: '' }));
+    const latin = estimate.valueBytes(record({ pad: 'x'.repeat(1000) }));
+    const wide = estimate.valueBytes(record({ pad: '\u20ac'.repeat(1000) }));
     expect(wide - latin).toBe(1000);
-    const firstKeys = estimate.recordBytes(record({ newKey: 1 }));
-    const sameKeys = estimate.recordBytes(record({ newKey: 1 }));
+    const firstKeys = estimate.valueBytes(record({ newKey: 1 }));
+    const sameKeys = estimate.valueBytes(record({ newKey: 1 }));
     expect(firstKeys).toBeGreaterThan(sameKeys + 100);
-    expect(estimate.recordBytes(record({ big: 'x'.repeat(1_000_000) }))).toBeGreaterThan(1_000_000);
+    expect(estimate.valueBytes(record({ big: 'x'.repeat(1_000_000) }))).toBeGreaterThan(1_000_000);
   });
 
   /** What one more value costs a record whose keys the estimate has seen. */
   const costOf = (values: Record<string, unknown>, more: Record<string, unknown>) => {
     const estimate = new HeapEstimate();
     const record = (v: Record<string, unknown>) => ({ ...auditRecord(1, start), values: v });
-    estimate.recordBytes(record({ ...values, ...more }));
-    return estimate.recordBytes(record({ ...values, ...more })) - estimate.recordBytes(record(values));
+    estimate.valueBytes(record({ ...values, ...more }));
+    return estimate.valueBytes(record({ ...values, ...more })) - estimate.valueBytes(record(values));
   };
 
   it('counts a number, and nothing but its property for a boolean or null', () => {
@@ -336,9 +336,9 @@ describe('HeapEstimate', () => {
   it('counts a key it has not seen by its length', () => {
     const estimate = new HeapEstimate();
     const record = (v: Record<string, unknown>) => ({ ...auditRecord(1, start), values: v });
-    const base = estimate.recordBytes(record({}));
-    const short = estimate.recordBytes(record({ a: true })) - base;
-    const long = estimate.recordBytes(record({ ['b'.repeat(1000)]: true })) - base;
+    const base = estimate.valueBytes(record({}));
+    const short = estimate.valueBytes(record({ a: true })) - base;
+    const long = estimate.valueBytes(record({ ['b'.repeat(1000)]: true })) - base;
     expect(long - short).toBe(999);
   });
 });

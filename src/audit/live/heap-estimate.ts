@@ -1,9 +1,4 @@
-/**
- * The heap a value parsed from JSON takes, estimated from above by V8's layout: large objects become
- * dictionaries, a new key costs its string and shapes, a string past Latin-1 two bytes a character.
- */
-import type { AuditRecord } from '../../upstream/identity/schemas.js';
-
+/** A parsed JSON value's heap, from above by V8's layout: large objects are dictionaries, new keys cost, wide strings double. */
 const OBJECT_BYTES = 96;
 const ARRAY_BYTES = 48;
 const PROPERTY_BYTES = 32;
@@ -13,8 +8,6 @@ const NEW_KEY_BYTES = 128;
 const ELEMENT_BYTES = 8;
 const STRING_BYTES = 24;
 const NUMBER_BYTES = 16;
-/** The LiveRecord around the record, its digest and uuid, and its entry in a read's map. */
-const LIVE_RECORD_BYTES = 256;
 const TWO_BYTE_CHARACTER = /[^\u0000-\u00ff]/;
 
 const stringHeapBytes = (text: string): number => STRING_BYTES + text.length * (TWO_BYTE_CHARACTER.test(text) ? 2 : 1);
@@ -22,10 +15,6 @@ const stringHeapBytes = (text: string): number => STRING_BYTES + text.length * (
 /** One per read: keys it has seen before cost less. */
 export class HeapEstimate {
   readonly #keys = new Set<string>();
-
-  recordBytes(record: AuditRecord): number {
-    return LIVE_RECORD_BYTES + this.valueBytes(record);
-  }
 
   /** Walked without recursion: a caller's variables may be nested as deep as JSON.parse allows. */
   valueBytes(root: unknown): number {

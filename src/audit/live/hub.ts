@@ -1,20 +1,17 @@
 /** Live audit subscriptions: argument checks, limits, one poller per filter, the catch-up of `since`/`resumeAfter`. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from 'pino';
-import { BadUserInputError, GatewayError, markLogged, UpstreamError, type ErrorCode } from '../../lib/errors.js';
+import { BadUserInputError, GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
 import { Turns } from '../../lib/turns.js';
 import { createOperationDeadline } from '../../upstream/deadline.js';
+import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import { emit, UPSTREAM_ACTIONS, type IdentityApi } from '../../upstream/types.js';
-import { FailingReads, FilterPoller } from './poller.js';
-import { digestOf, filterKey, type LiveFilter } from './records.js';
+import { FailingReads, FilterPoller, type PollerOptions } from './poller.js';
+import { digestOf, filterKey, filterOfKey, type LiveFilter } from './records.js';
 import { decodeResumeToken, malformedToken, TOKEN_VALIDITY_MS, type ResumePoint } from './resume-token.js';
 import { SharedFeed } from './shared-feed.js';
-import { LiveSubscriber, type LiveItem, type SubscriberEnding } from './subscriber.js';
-import { DEFAULT_LIVE_READ_BYTES, ReadBudget } from './window-read.js';
-
-/** Why a subscription ended: its client left, the gateway shut down, or the code of the error that ended it. */
-export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
+import { LiveSubscriber, type LiveEndReason, type LiveItem, type SubscriberOptions } from './subscriber.js';
+import { DEFAULT_LIVE_READ_BYTES, ReadBudget, readWindow } from './window-read.js';
 
 /** Hooks for metrics, as upstream calls have theirs (src/upstream/types.ts); one that throws is ignored. */
 export interface LiveAuditEvents {
@@ -22,20 +19,15 @@ export interface LiveAuditEvents {
   onSubscriptionEnd?(reason: LiveEndReason): void;
 }
 
-export interface LiveAuditOptions {
+export interface LiveAuditOptions
+  extends Pick<PollerOptions, 'log' | 'pollMs' | 'settleMs' | 'giveUpMs' | 'pageSize'>,
+    Pick<SubscriberOptions, 'stallMs' | 'endGraceMs'> {
   readonly identity: IdentityApi | undefined;
-  readonly log: Logger;
-  readonly pollMs: number;
-  readonly settleMs: number;
-  readonly giveUpMs: number;
   readonly maxSubscriptions: number;
   readonly maxSubscriptionsPerCaller?: number | undefined;
   /** Distinct filters polled at once: each costs the upstream one call per poll interval. */
   readonly maxFilters: number;
   readonly maxBuffered?: number;
-  readonly stallMs?: number;
-  readonly endGraceMs?: number;
-  readonly pageSize?: number;
   /** Deadline of each catch-up read, as of a query; the live stream itself has none. */
   readonly catchUpTimeoutMs?: number;
   readonly maxReadBytes?: number;
@@ -56,10 +48,8 @@ export type LiveAuditStats = ReturnType<LiveAudit['stats']>;
 
 const MAX_OBJECT_TYPE_CHARS = 256;
 /** `since` reaches as far back as a resume token, give or take the time a client's "15 minutes ago" takes to arrive. */
-const SINCE_MAX_MS = TOKEN_VALIDITY_MS;
-const SINCE_TOLERANCE_MS = 1000;
+const SINCE_REACH_MS = TOKEN_VALIDITY_MS + 1000;
 const DEFAULT_MAX_BUFFERED = 1000;
-const ANONYMOUS_CALLER = 'anonymous';
 /** Catch-ups under way at once: each calls the upstream and holds its records until its client has them. */
 export const CATCH_UP_TURNS = 4;
 /** A client slow to take its replay passes the turn on after this long, and reads on. */
@@ -68,15 +58,6 @@ const CATCH_UP_READ_TIMEOUT_MS = 30_000;
 
 const rateLimited = (name: string, message: string, limit: number): GatewayError =>
   Object.assign(new GatewayError('RATE_LIMITED', message, { limit }), { name });
-
-/** The gateway completes streams only when it shuts down. */
-const endReason = (ending: SubscriberEnding): LiveEndReason =>
-  ending === 'client' ? 'client' : ending === 'complete' ? 'shutdown' : ending.code;
-
-function filterOfKey(key: string): LiveFilter {
-  const [objectType, action] = JSON.parse(key) as [string | null, string | null];
-  return { objectType: objectType ?? undefined, action: action ?? undefined };
-}
 
 /** Why a filter is refused, or undefined: the arguments' filter and a token's go through it alike. */
 function filterProblem(filter: LiveFilter): string | undefined {
@@ -104,10 +85,6 @@ export class LiveAudit {
     this.#readBudget = new ReadBudget(options.maxReadBytes ?? DEFAULT_LIVE_READ_BYTES);
   }
 
-  /**
-   * Starts a subscription, or throws BAD_USER_INPUT, RATE_LIMITED or UPSTREAM_NOT_CONFIGURED.
-   * `endIfUndrained` ends its connection should its client stop reading.
-   */
   subscribe(args: LiveSubscribeArgs, endIfUndrained?: () => void): AsyncIterableIterator<LiveItem> {
     const { now, maxSubscriptions, maxFilters, identity } = this.#options;
     if (!identity) throw new UpstreamError('UPSTREAM_NOT_CONFIGURED', 'identity', 'The identity service is not configured.');
@@ -118,7 +95,7 @@ export class LiveAudit {
       const message = `This gateway serves at most ${maxSubscriptions} live subscriptions at once; try again later.`;
       throw rateLimited('RateLimitedError', message, maxSubscriptions);
     }
-    const callerId = args.callerId ?? ANONYMOUS_CALLER;
+    const callerId = args.callerId ?? 'anonymous';
     const callerHolds = this.#byCaller.get(callerId) ?? 0;
     const perCaller = this.#options.maxSubscriptionsPerCaller ?? Infinity;
     if (callerHolds >= perCaller) {
@@ -137,9 +114,9 @@ export class LiveAudit {
       filterKey: key,
       floor,
       maxBuffered: this.#options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
-      onClose: (closed, ending) => {
+      onClose: (closed, reason) => {
         this.#remove(closed, key, callerId);
-        emit(this.#options.events?.onSubscriptionEnd, endReason(ending));
+        emit(this.#options.events?.onSubscriptionEnd, reason);
       },
       onDelivered: () => emit(this.#options.events?.onRecordDelivered, undefined),
       resumedFrom: resume,
@@ -160,21 +137,20 @@ export class LiveAudit {
     const given: LiveFilter = { objectType: args.filter?.objectType ?? undefined, action: args.filter?.action ?? undefined };
     const problem = filterProblem(given);
     if (problem) throw new BadUserInputError(problem);
-    const since = args.since ?? undefined;
+    const { since } = args;
     const resumeAfter = args.resumeAfter ?? undefined;
     if (since && resumeAfter !== undefined) throw new BadUserInputError('Give either `since` or `resumeAfter`, not both.');
-    if (since && since.getTime() < now - SINCE_MAX_MS - SINCE_TOLERANCE_MS) {
+    if (since && since.getTime() < now - SINCE_REACH_MS) {
       throw new BadUserInputError('`since` may be at most 15 minutes back.');
     }
     if (resumeAfter === undefined) return { key: filterKey(given), filter: given };
     const resume = decodeResumeToken(resumeAfter, now);
-    const resumed = filterOfKey(resume.filterKey);
+    const resumed = filterOfKey(resume.filterKey)!;
     // Anyone can write a token: its filter gets the arguments' checks, and its floor reaches back no
     // further than `since` could when it was issued, plus the settle time a resume re-reads.
-    const reachMs = SINCE_MAX_MS + SINCE_TOLERANCE_MS + this.#options.settleMs;
+    const reachMs = SINCE_REACH_MS + this.#options.settleMs;
     if (filterProblem(resumed) !== undefined || resume.floor < resume.issuedAt - reachMs) throw malformedToken();
-    const filterGiven = args.filter !== undefined && args.filter !== null;
-    if (filterGiven && resume.filterKey !== filterKey(given)) {
+    if (args.filter != null && resume.filterKey !== filterKey(given)) {
       throw new BadUserInputError('resumeAfter was issued for another filter; give the same filter or none.');
     }
     return { key: resume.filterKey, filter: resumed, resume };
@@ -185,14 +161,12 @@ export class LiveAudit {
     if (existing) return existing;
     const { shared, settleMs, now } = this.#options;
     const log = this.#options.log.child({ component: 'live-audit' });
-    const horizonMs = TOKEN_VALIDITY_MS + 2 * settleMs;
     const poller = new FilterPoller(filter, floor, {
       ...this.#options,
       identity: this.#options.identity!,
       log,
-      now,
       budget: this.#readBudget,
-      feed: shared && new SharedFeed(key, { store: shared.store, leaseMs: shared.leaseMs, horizonMs, log, now }),
+      feed: shared && new SharedFeed(key, { ...shared, horizonMs: TOKEN_VALIDITY_MS + 2 * settleMs, log, now }),
       onStop: () => this.#pollers.delete(key),
     });
     this.#pollers.set(key, poller);
@@ -214,17 +188,17 @@ export class LiveAudit {
     return true;
   }
 
-  /**
-   * Reads from the floor up to now, retried like a poll, then lets the live records through. A window
-   * larger than a read may hold comes in parts, each read once the client has taken the one before.
-   */
+  /** Reads from the floor up to now, retried like a poll, in parts a read may hold; then lets the live records through. */
   async #catchUp(subscriber: LiveSubscriber, poller: FilterPoller, position: string | undefined) {
     const { feed, filter } = poller;
     if (feed && position !== undefined && (await this.#catchUpFromStream(feed, position, subscriber))) return;
-    const { now, log, pollMs, giveUpMs } = this.#options;
+    const { now, log, pollMs, giveUpMs, identity } = this.#options;
     const { signal } = subscriber;
     const reads = new FailingReads(giveUpMs, now);
     let from = subscriber.floor;
+    // The next part reads again the instant the last one ended at.
+    const known = (record: AuditRecord) => record.timestamp === from && subscriber.knows(digestOf(record.uuid));
+    const window = { ...this.#options, identity: identity!, budget: this.#readBudget, filter, known };
     while (!signal.aborted) {
       const giveBack = await this.#catchUpTurns.take(signal);
       if (!giveBack) return;
@@ -232,23 +206,11 @@ export class LiveAudit {
       let taken: Promise<void> | undefined;
       const deadline = createOperationDeadline(this.#options.catchUpTimeoutMs ?? CATCH_UP_READ_TIMEOUT_MS, signal);
       try {
-        const part = await poller
-          .read({
-            fromMillis: from,
-            toMillis: readAt,
-            log,
-            // The next part reads again the instant the last one ended at.
-            known: (record) => record.timestamp === from && subscriber.knows(digestOf(record.uuid)),
-            signal: deadline.signal,
-            expiresAt: deadline.expiresAt,
-          })
-          .finally(() => deadline.dispose());
+        const read = { ...window, fromMillis: from, toMillis: readAt, signal: deadline.signal, expiresAt: deadline.expiresAt };
+        const part = await readWindow(read).finally(() => deadline.dispose());
         reads.succeeded();
-        try {
-          taken = subscriber.release(part.records, part.complete);
-        } finally {
-          part.release();
-        }
+        taken = subscriber.release(part.records, part.complete);
+        part.release();
         // Not empty: a read that keeps nothing of an unfinished window fails instead.
         if (!part.complete) from = part.records.at(-1)!.timestamp;
         await Promise.race([taken, sleep(CATCH_UP_TURN_MS, undefined, { ref: false })]);

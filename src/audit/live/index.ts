@@ -4,11 +4,10 @@ import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { SharedStore } from '../../upstream/shared-store/store.js';
 import type { Upstreams } from '../../upstream/types.js';
-import { LiveAudit, type LiveAuditOptions, type LiveSubscribeArgs } from './hub.js';
+import { LiveAudit, type LiveAuditEvents, type LiveAuditOptions, type LiveAuditStats, type LiveSubscribeArgs } from './hub.js';
 import type { LiveItem } from './subscriber.js';
 
-export { LiveAudit, type LiveAuditEvents, type LiveAuditOptions, type LiveAuditStats, type LiveEndReason, type LiveSubscribeArgs } from './hub.js';
-export type { LiveItem } from './subscriber.js';
+export { LiveAudit, type LiveAuditEvents, type LiveAuditStats, type LiveItem };
 
 export const LIVE_AUDIT_FIELD = 'liveAudit';
 /** Where src/server/websocket/index.ts puts the connection's send queue on each operation's context. */

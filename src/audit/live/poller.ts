@@ -1,27 +1,21 @@
 /**
- * The poller of one filter, shared by its subscriptions: each poll reads from the settle time before
- * the newest record it delivered (late records are still in it) up to now. With a shared feed only
- * the lease holder reads the upstream, into the filter's stream; every replica delivers what the
- * stream brings, and its window follows the stream, so the next holder reads on from there.
+ * One filter's poller: each poll reads from the settle time before the newest record it delivered (late records come in
+ * it) up to now. With a shared feed the lease holder reads into the stream; every replica's window follows the stream.
  */
 import type { Logger } from 'pino';
 import { GatewayError, markLogged, UpstreamError } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
-import type { IdentityApi } from '../../upstream/types.js';
 import { SettleWindow, type LiveFilter, type LiveRecord } from './records.js';
 import type { FeedRole, SharedFeed } from './shared-feed.js';
 import type { LiveSubscriber } from './subscriber.js';
-import { readWindow, type ReadBudget, type WindowPart, type WindowRead } from './window-read.js';
+import { readWindow, type WindowPart, type WindowRead } from './window-read.js';
 
-export interface PollerOptions {
-  readonly identity: IdentityApi;
+export interface PollerOptions extends Pick<WindowRead, 'identity' | 'budget' | 'pageSize'> {
   readonly log: Logger;
   readonly pollMs: number;
   readonly settleMs: number;
   readonly giveUpMs: number;
   readonly now: () => number;
-  readonly budget: ReadBudget;
-  readonly pageSize?: number;
   readonly onStop: (poller: FilterPoller) => void;
   /** Unset: this process polls for itself. */
   readonly feed?: SharedFeed | undefined;
@@ -47,7 +41,6 @@ export class FailingReads {
     this.#since = undefined;
   }
 
-  /** The failure of a read started at `readAt`, and whether it is time to give up. */
   failed(error: unknown, readAt: number): { failure: GatewayError; giveUp: boolean } {
     this.#since ??= readAt;
     return { failure: asGatewayError(error), giveUp: this.now() - this.#since >= this.giveUpMs };
@@ -58,14 +51,14 @@ const NOTHING_TO_READ: WindowPart = { records: [], complete: true, release: () =
 
 export class FilterPoller {
   readonly filter: LiveFilter;
+  readonly feed: SharedFeed | undefined;
   readonly #options: PollerOptions;
   readonly #subscribers = new Set<LiveSubscriber>();
   /** By uuid; its floor is the oldest time any subscriber may be given, lowered by catch-up subscribers. */
   readonly #window: SettleWindow;
   #timer: NodeJS.Timeout | undefined;
-  #abort = new AbortController();
+  readonly #stop = new AbortController();
   readonly #reads: FailingReads;
-  #stopped = false;
   #polling = false;
   /** The next poll is due at once: the lease was taken while a poll was under way. */
   #pollAgain = false;
@@ -75,15 +68,12 @@ export class FilterPoller {
 
   constructor(filter: LiveFilter, floor: number, options: PollerOptions) {
     this.filter = filter;
+    this.feed = options.feed;
     this.#window = new SettleWindow(floor, options.settleMs);
     this.#options = options;
     this.#reads = new FailingReads(options.giveUpMs, options.now);
     // From now: what a catch-up subscriber needs from before is read by its catch-up.
-    options.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records), () => this.#pollNow());
-  }
-
-  get feed(): SharedFeed | undefined {
-    return this.#options.feed;
+    this.feed?.follow(options.now() - options.settleMs, (records) => this.#publish(records), () => this.#pollNow());
   }
 
   get subscriberCount(): number {
@@ -93,27 +83,19 @@ export class FilterPoller {
   add(subscriber: LiveSubscriber): void {
     this.#window.floor = Math.min(this.#window.floor, subscriber.floor);
     this.#subscribers.add(subscriber);
-    if (this.#timer === undefined && !this.#stopped) this.#schedule();
+    if (this.#timer === undefined && !this.#stop.signal.aborted) this.#schedule();
   }
 
   remove(subscriber: LiveSubscriber): void {
-    if (!this.#subscribers.delete(subscriber)) return;
-    if (this.#subscribers.size === 0) this.stop();
+    if (this.#subscribers.delete(subscriber) && this.#subscribers.size === 0) this.stop();
   }
 
   stop(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
+    if (this.#stop.signal.aborted) return;
+    this.#stop.abort();
     clearTimeout(this.#timer);
-    this.#abort.abort();
-    this.#options.feed?.stop();
+    this.feed?.stop();
     this.#options.onStop(this);
-  }
-
-  /** A window of this filter, as its polls and its subscribers' catch-ups read it. */
-  read(window: Pick<WindowRead, 'fromMillis' | 'toMillis' | 'log' | 'known' | 'signal' | 'expiresAt'>): Promise<WindowPart> {
-    const { identity, budget, pageSize } = this.#options;
-    return readWindow({ ...window, identity, budget, pageSize, filter: this.filter });
   }
 
   #schedule(): void {
@@ -123,7 +105,7 @@ export class FilterPoller {
 
   /** This replica took the filter's lease between polls: it reads for every replica from now on. */
   #pollNow(): void {
-    if (this.#stopped) return;
+    if (this.#stop.signal.aborted) return;
     if (this.#polling) {
       this.#pollAgain = true;
       return;
@@ -136,7 +118,7 @@ export class FilterPoller {
     this.#polling = true;
     try {
       const role = await this.#takeRole();
-      if (this.#stopped) return;
+      if (this.#stop.signal.aborted) return;
       // The holder reads for this replica: its records come through the stream.
       if (role === 'follower') {
         this.#reads.succeeded();
@@ -148,17 +130,17 @@ export class FilterPoller {
       const toMillis = now();
       this.polls++;
       try {
-        const window = { fromMillis, toMillis, log, known: this.#known, signal: this.#abort.signal };
-        const part = fromMillis > toMillis ? NOTHING_TO_READ : await this.read(window);
+        const window = { ...this.#options, filter: this.filter, fromMillis, toMillis, known: this.#known, signal: this.#stop.signal };
+        const part = fromMillis > toMillis ? NOTHING_TO_READ : await readWindow(window);
         try {
-          if (this.#stopped) return;
+          if (this.#stop.signal.aborted) return;
           this.#reads.succeeded();
           await this.#deliver(role, part.records);
         } finally {
           part.release();
         }
       } catch (error) {
-        if (this.#stopped) return;
+        if (this.#stop.signal.aborted) return;
         const { failure, giveUp } = this.#reads.failed(error, toMillis);
         if (giveUp) {
           // As designed (README: AUDIT_LIVE_GIVE_UP_MS): one warn line; the streams' error is not logged again.
@@ -170,16 +152,15 @@ export class FilterPoller {
         }
         log.warn({ code: failure.code, filter: this.filter, detail: failure.detail }, 'live audit poll failed; retrying');
       }
-      if (!this.#stopped) this.#schedule();
+      if (!this.#stop.signal.aborted) this.#schedule();
     } finally {
       this.#polling = false;
     }
   }
 
   async #takeRole(): Promise<FeedRole> {
-    const feed = this.#options.feed;
-    if (!feed) return 'local';
-    const role = await feed.role();
+    if (!this.feed) return 'local';
+    const role = await this.feed.role();
     // Back from polling alone: the stream gets the whole window (each subscriber knows its own).
     if (role === 'holder' && this.#role === 'local') this.#window.forgetKeys();
     this.#role = role;
@@ -192,8 +173,8 @@ export class FilterPoller {
       this.#publish(records);
       return;
     }
-    const appended = await this.#options.feed!.append(records);
-    if (this.#stopped) return;
+    const appended = await this.feed!.append(records);
+    if (this.#stop.signal.aborted) return;
     // Known once appended, so the next poll does not append them again before the stream brings them back.
     if (appended === 'appended') this.#note(records);
     // Redis went away mid-append: delivered here (what did reach the stream is known by uuid).

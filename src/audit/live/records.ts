@@ -3,12 +3,22 @@ import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 
 /** In upstream terms (action spelled Create, Update, ...). */
-export interface LiveFilter {
-  readonly objectType?: string | undefined;
-  readonly action?: string | undefined;
-}
+export type LiveFilter = { readonly objectType?: string | undefined; readonly action?: string | undefined };
 
 export const filterKey = (filter: LiveFilter): string => JSON.stringify([filter.objectType ?? null, filter.action ?? null]);
+
+/** The filter a key names, or undefined for any other spelling: it would be polled apart. */
+export function filterOfKey(key: string): LiveFilter | undefined {
+  try {
+    const parts = JSON.parse(key) as unknown[];
+    if (!parts.every((part) => part === null || typeof part === 'string')) return undefined;
+    const [objectType, action] = parts as (string | null)[];
+    const filter = { objectType: objectType ?? undefined, action: action ?? undefined };
+    return filterKey(filter) === key ? filter : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface LiveRecord {
   readonly record: AuditRecord;
@@ -30,37 +40,26 @@ export function toLiveRecord(record: AuditRecord): LiveRecord {
   return { record, timestamp: record.timestamp, uuid: record.uuid, digest: digestOf(record.uuid) };
 }
 
-/** Delivery order within one read: oldest first, ties by uuid. */
 export function oldestFirst(a: Pick<LiveRecord, 'timestamp' | 'uuid'>, b: Pick<LiveRecord, 'timestamp' | 'uuid'>): number {
   return a.timestamp - b.timestamp || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 }
 
 const FORGET_ABOVE = 256;
 
-/**
- * The records a poller or subscriber had since the settle time before the newest: a re-read brings
- * them back, so they are known by key; older ones, and any before the floor, are refused by time.
- */
+/** Records since the settle time before the newest are known by key, as a re-read brings them back; older ones by time. */
 export class SettleWindow {
-  #newest: number | undefined;
   readonly #seen = new Map<string, number>();
   #forgetAbove = FORGET_ABOVE;
 
   constructor(
     public floor: number,
     readonly settleMs: number,
-    newest?: number,
-  ) {
-    this.#newest = newest;
-  }
-
-  get newest(): number | undefined {
-    return this.#newest;
-  }
+    public newest?: number,
+  ) {}
 
   /** The oldest time a record may be new at: a re-read starts here. */
   get start(): number {
-    return this.#newest === undefined ? this.floor : Math.max(this.floor, this.#newest - this.settleMs);
+    return this.newest === undefined ? this.floor : Math.max(this.floor, this.newest - this.settleMs);
   }
 
   has(key: string): boolean {
@@ -73,7 +72,7 @@ export class SettleWindow {
 
   note(key: string, timestamp: number): void {
     this.#seen.set(key, timestamp);
-    if (this.#newest === undefined || timestamp > this.#newest) this.#newest = timestamp;
+    if (this.newest === undefined || timestamp > this.newest) this.newest = timestamp;
     if (this.#seen.size > this.#forgetAbove) this.#forgetOld();
   }
 
@@ -93,23 +92,20 @@ export class SettleWindow {
 const COMPACT_AT = 1024;
 
 /**
- * The records a subscriber accepted and its client has not taken, a catch-up first. How far the
- * client fell behind counts from the fewest it has had waiting since the catch-up: a long replay is
- * where it starts, and it keeps up while it takes records as fast as new ones arrive.
+ * The records a subscriber accepted and its client has not taken, a catch-up first. How far it fell behind counts from
+ * the fewest waiting since the catch-up: a long replay is where it starts, and it keeps up while it takes them as they come.
  */
 export class PendingRecords {
   #records: LiveRecord[] = [];
   #next = 0;
   readonly #digests = new Set<string>();
   #catchUpLeft = 0;
-  /** The fewest records waiting since the catch-up was handed over (0 without one). */
   #lowWater = 0;
 
   get size(): number {
     return this.#records.length - this.#next;
   }
 
-  /** Records the client has fallen behind since it was least behind. */
   get behind(): number {
     return this.size - this.#lowWater;
   }
@@ -149,13 +145,5 @@ export class PendingRecords {
       this.#next = 0;
     }
     return record;
-  }
-
-  clear(): void {
-    this.#records = [];
-    this.#next = 0;
-    this.#digests.clear();
-    this.#catchUpLeft = 0;
-    this.#lowWater = 0;
   }
 }

@@ -1,11 +1,10 @@
 /**
- * `resumeAfter` tokens: where a stream stood right after one record, with the digests of the records
- * delivered within the settle time before it (a re-read would repeat them) and, with Redis, the
- * stream position (version 3). Not signed: a token is refused unless the gateway could have issued it.
+ * `resumeAfter` tokens: where a stream stood right after one record, the digests of those delivered within the settle time
+ * before it, and with Redis the stream position (version 3). Not signed: refused unless the gateway could have issued it.
  */
 import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import { DIGEST_BYTES } from './records.js';
+import { DIGEST_BYTES, filterOfKey, type LiveRecord } from './records.js';
 
 export const TOKEN_VALIDITY_MS = 15 * 60 * 1000;
 /** At most this many digests; past it the oldest are left out and `floor` rises above them. */
@@ -14,15 +13,11 @@ export const MAX_ENTRIES = 128;
 const CLOCK_SKEW_MS = 60_000;
 const VERSION = 2;
 const VERSION_WITH_POSITION = 3;
-/** A Redis stream id: milliseconds, a dash, a sequence number. */
 const STREAM_ID = /^\d{1,16}-\d{1,20}$/;
 const MAX_TOKEN_CHARS = 8192;
 const ENTRY_BYTES = DIGEST_BYTES + 4;
 
-export interface DeliveredEntry {
-  readonly digest: string;
-  readonly timestamp: number;
-}
+export type DeliveredEntry = Pick<LiveRecord, 'digest' | 'timestamp'>;
 
 export interface ResumePoint {
   readonly filterKey: string;
@@ -71,31 +66,11 @@ export function encodeResumeToken(input: ResumePoint): string {
   return sealToken(buffer, at);
 }
 
-/** Another spelling of one filter would be polled apart. */
-function isFilterKey(key: string): boolean {
-  try {
-    const parsed: unknown = JSON.parse(key);
-    return (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      parsed.every((part) => part === null || typeof part === 'string') &&
-      JSON.stringify(parsed) === key
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** What a token the gateway did not issue (or that was altered) answers: BAD_USER_INPUT. */
 export const malformedToken = () => new BadUserInputError('resumeAfter is not a token this gateway issued.');
 
 function decode(token: string): ResumePoint {
   const buffer = openToken(token, MAX_TOKEN_CHARS);
-  if (!buffer) throw malformedToken();
-  const need = (bytes: number, at: number) => {
-    if (at + bytes > buffer.length) throw malformedToken();
-  };
-  need(27, 0);
+  if (!buffer || buffer.length < 27) throw malformedToken();
   const version = buffer.readUInt8(0);
   if (version !== VERSION && version !== VERSION_WITH_POSITION) throw malformedToken();
   const newest = buffer.readDoubleBE(1);
@@ -103,12 +78,11 @@ function decode(token: string): ResumePoint {
   const issuedAt = buffer.readDoubleBE(17);
   if (![newest, floor, issuedAt].every(Number.isSafeInteger)) throw malformedToken();
   const filterLength = buffer.readUInt16BE(25);
-  need(filterLength + 2, 27);
+  if (buffer.length < 27 + filterLength + 2) throw malformedToken();
   const filterKey = buffer.toString('utf8', 27, 27 + filterLength);
-  if (!isFilterKey(filterKey)) throw malformedToken();
-  let at = 27 + filterLength;
-  const count = buffer.readUInt16BE(at);
-  at += 2;
+  if (!filterOfKey(filterKey)) throw malformedToken();
+  const count = buffer.readUInt16BE(27 + filterLength);
+  let at = 29 + filterLength;
   const entriesEnd = at + count * ENTRY_BYTES;
   if (count > MAX_ENTRIES || (version === VERSION ? buffer.length !== entriesEnd : buffer.length <= entriesEnd)) throw malformedToken();
   const delivered: DeliveredEntry[] = [];
@@ -126,34 +100,22 @@ function decode(token: string): ResumePoint {
   return { filterKey, newest, floor, issuedAt, delivered, position };
 }
 
-/**
- * Whether the times are in the order an issued token has them: delivered records stamped from the
- * floor (raised at most 1 ms past the newest, by boundedPoint) up to the newest, which was read
- * before the token was issued, which is not later than now.
- */
-function inOrder(point: ResumePoint, now: number): boolean {
-  return (
+export function decodeResumeToken(token: string, now: number): ResumePoint {
+  const point = decode(token);
+  // The times in an issued token's order (boundedPoint raises the floor at most 1 ms past the newest).
+  const inOrder =
     point.issuedAt <= now + CLOCK_SKEW_MS &&
     point.newest <= point.issuedAt + CLOCK_SKEW_MS &&
     point.floor <= point.newest + 1 &&
-    point.delivered.every((entry) => entry.timestamp >= point.floor)
-  );
-}
-
-/** The resume point of a token, or BAD_USER_INPUT when it is malformed or expired. */
-export function decodeResumeToken(token: string, now: number): ResumePoint {
-  const point = decode(token);
-  if (!inOrder(point, now)) throw malformedToken();
+    point.delivered.every((entry) => entry.timestamp >= point.floor);
+  if (!inOrder) throw malformedToken();
   if (now - point.issuedAt > TOKEN_VALIDITY_MS) {
     throw new BadUserInputError('resumeAfter has expired (tokens are valid for 15 minutes); subscribe again, with `since` if needed.');
   }
   return point;
 }
 
-/**
- * A subscription's newest delivered records, as many as a token carries plus one (where boundedPoint
- * raises the floor): kept up to date as records are taken, a token costs the same however many there are.
- */
+/** The newest delivered records a token carries, plus one for boundedPoint: a token costs the same however many there are. */
 export class NewestDelivered {
   /** Oldest first. */
   readonly #entries: DeliveredEntry[] = [];
@@ -164,7 +126,6 @@ export class NewestDelivered {
     if (this.#entries.length > MAX_ENTRIES + 1) this.#entries.shift();
   }
 
-  /** The entries stamped at or after `bound`, as a token takes them. */
   since(bound: number): DeliveredEntry[] {
     return this.#entries.filter((entry) => entry.timestamp >= bound);
   }

@@ -1,8 +1,6 @@
 /**
- * One filter's live tail when replicas share Redis: the lease holder appends its polls to the
- * filter's stream (fenced, see FilterLease), and every replica reads the stream with one blocking
- * reader, so all subscribers see its order. The lease lasts two thirds of `leaseMs` and is renewed,
- * or contended for, every third: a holder that dies is replaced within `leaseMs`.
+ * One filter's live tail across replicas: the lease holder appends its polls to the stream, which every replica reads in
+ * one order. The lease lasts 2/3 of `leaseMs`, renewed or contended for every 1/3: a dead holder is replaced within it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -25,22 +23,16 @@ export interface SharedFeedOptions {
 
 const ENTRY_KIND = 'live-record';
 const ENTRY_FIELD = 'r';
-/** How long one blocking read waits for entries before it is made again. */
 const BLOCK_MS = 2000;
-/** Pause before a stream read is tried again once Redis did not answer. */
 const RETRY_READ_MS = 200;
 /** Entries per append script and per catch-up range. */
 const BATCH = 500;
-/**
- * Stream ids are Redis's clock, record times the upstream's: a reader starts this much earlier than
- * the records it needs, so that a skew between the two loses nothing (what it reads twice is known).
- */
+/** Stream ids run on Redis's clock, record times on the upstream's: a reader starts this much earlier. */
 const CLOCK_SKEW_MS = 60_000;
 
 /** The stream no longer holds what a resume needs: it is read from the upstream instead. */
 const streamGap = () => new Error('the live audit stream does not hold the position asked');
 
-/** As (milliseconds, sequence). */
 function compareStreamIds(a: string, b: string): number {
   const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
   const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
@@ -51,7 +43,6 @@ export class SharedFeed {
   readonly #options: SharedFeedOptions;
   readonly #lease: FilterLease;
   readonly #reader: BlockingReader;
-  readonly streamKey: string;
   #holding = false;
   #stopped = false;
   /** A poll interval may exceed the lease: between polls the holder renews it and the others contend for it. */
@@ -61,11 +52,9 @@ export class SharedFeed {
   constructor(filterKey: string, options: SharedFeedOptions) {
     this.#options = options;
     this.#lease = new FilterLease(options.store, filterKey, Math.ceil((options.leaseMs * 2) / 3));
-    this.streamKey = this.#lease.streamKey;
     this.#reader = options.store.blockingReader(BLOCK_MS);
   }
 
-  /** Takes or renews the lease: whether this replica polls for the cluster, follows, or polls alone. */
   async role(): Promise<FeedRole> {
     const { store } = this.#options;
     this.#holding = store.isUp() && (await this.#lease.acquire()) && store.isUp();
@@ -90,8 +79,9 @@ export class SharedFeed {
   /** Appends a poll's records, oldest first, while the lease is still this replica's. */
   async append(records: readonly LiveRecord[]) {
     const { store, now, horizonMs } = this.#options;
+    const { streamKey } = this.#lease;
     for (let at = 0; at < records.length; at += BATCH) {
-      const entries = records.slice(at, at + BATCH).map((r) => store.seal(this.streamKey, ENTRY_KIND, JSON.stringify(r.record)));
+      const entries = records.slice(at, at + BATCH).map((r) => store.seal(streamKey, ENTRY_KIND, JSON.stringify(r.record)));
       const answer = await this.#lease.append(entries, now() - horizonMs);
       if (answer.outcome !== 'appended') {
         if (answer.outcome === 'fenced') this.#holding = false;
@@ -108,7 +98,7 @@ export class SharedFeed {
     let position = `${Math.max(0, Math.floor(fromMillis - CLOCK_SKEW_MS))}-0`;
     void (async () => {
       while (!this.#stopped) {
-        const entries = await this.#reader.read(this.streamKey, position);
+        const entries = await this.#reader.read(this.#lease.streamKey, position);
         if (this.#stopped) return;
         if (entries === undefined) {
           await sleep(RETRY_READ_MS);
@@ -128,11 +118,11 @@ export class SharedFeed {
   /** The entries after `position`, in batches; a stream gap when the stream no longer holds it or Redis does not answer. */
   async *after(position: string): AsyncGenerator<LiveRecord[], void, undefined> {
     const { store } = this.#options;
-    const first = await store.streamFirstId(this.streamKey);
+    const first = await store.streamFirstId(this.#lease.streamKey);
     if (!first || compareStreamIds(first, position) > 0) throw streamGap();
     let from = position;
     for (;;) {
-      const entries = await store.streamAfter(this.streamKey, from, BATCH);
+      const entries = await store.streamAfter(this.#lease.streamKey, from, BATCH);
       if (entries === undefined) throw streamGap();
       if (entries.length === 0) return;
       from = entries.at(-1)![0];
@@ -149,13 +139,13 @@ export class SharedFeed {
       if (record) records.push({ ...toLiveRecord(record), position: id });
       else foreign++;
     }
-    if (foreign > 0) this.#options.log.warn({ foreign, stream: this.streamKey }, 'live audit stream entries skipped: not written by the gateway');
+    if (foreign > 0) this.#options.log.warn({ foreign, stream: this.#lease.streamKey }, 'live audit stream entries skipped: not written by the gateway');
     return records;
   }
 
   #recordOf(fields: readonly string[]) {
     if (fields.length !== 2 || fields[0] !== ENTRY_FIELD) return undefined;
-    const payload = this.#options.store.open(this.streamKey, ENTRY_KIND, fields[1]);
+    const payload = this.#options.store.open(this.#lease.streamKey, ENTRY_KIND, fields[1]);
     if (payload === undefined) return undefined;
     try {
       const parsed = auditRecordSchema.safeParse(JSON.parse(payload));

@@ -1,14 +1,9 @@
-/**
- * One live subscription and the iterator GraphQL reads. A record counts as delivered when the client
- * takes it, so a token describes the stream right after its record: a Repeater's buffers do not
- * expose that moment, nor the queue's length, which tells a client that does not keep up.
- */
-import { GatewayError } from '../../lib/errors.js';
+/** A live subscription's iterator: a Repeater hides when the client takes a record (a token's moment) and its queue's length. */
+import { GatewayError, type ErrorCode } from '../../lib/errors.js';
 import type { AuditRecord } from '../../upstream/identity/schemas.js';
 import { PendingRecords, SettleWindow, type LiveRecord } from './records.js';
 import { encodeResumeToken, NewestDelivered, type ResumePoint } from './resume-token.js';
 
-/** What the iterator yields: a record with its token, or the error that ends the stream. */
 export type LiveItem =
   | { readonly record: AuditRecord; resumeAfter(): string; readonly error?: undefined }
   | { readonly error: GatewayError };
@@ -21,7 +16,7 @@ export interface SubscriberOptions {
   readonly maxBuffered: number;
   readonly now: () => number;
   /** Called once, as soon as the stream takes no more records. */
-  readonly onClose: (subscriber: LiveSubscriber, ending: SubscriberEnding) => void;
+  readonly onClose: (subscriber: LiveSubscriber, reason: LiveEndReason) => void;
   readonly onDelivered?: (() => void) | undefined;
   readonly resumedFrom?: Pick<ResumePoint, 'newest' | 'delivered' | 'position'> | undefined;
   /** Ends the client's connection if it holds data it could not send: the transport waits for ever. */
@@ -30,12 +25,10 @@ export interface SubscriberOptions {
   readonly endGraceMs?: number | undefined;
 }
 
-export type SubscriberEnding = 'complete' | GatewayError | 'client';
+/** The gateway completes streams only when it shuts down. */
+export type LiveEndReason = 'client' | 'shutdown' | ErrorCode;
 
-/**
- * Both transports ask for the next item once the last is written out: a pause this long with
- * records waiting is a connection that does not drain.
- */
+/** Both transports ask for the next item once the last is written out: a longer pause with records waiting does not drain. */
 const DEFAULT_STALL_MS = 10_000;
 /** Time a cut-off client's connection has to drain, and an ended stream's client to take the rest. */
 const DEFAULT_END_GRACE_MS = 5_000;
@@ -47,35 +40,29 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   readonly #newestDelivered = new NewestDelivered();
   /** The shared stream's id of the newest record taken from it. */
   #position: string | undefined;
-  readonly #pending = new PendingRecords();
-  /** The poller's batches, while the catch-up read runs. */
+  #pending = new PendingRecords();
   #held: LiveRecord[][] | undefined;
   #ending: GatewayError | 'complete' | undefined;
-  /** No more records come: the slot is given back. */
-  #detached = false;
   #closed = false;
   #waiting: ((result: IteratorResult<LiveItem>) => void) | undefined;
   readonly #abort = new AbortController();
+  /** Aborted once the stream wants no more records: a catch-up read in flight stops at once. */
+  readonly signal = this.#abort.signal;
   #caughtUp: (() => void) | undefined;
   #connectionChecked = false;
   #lastPull = performance.now();
-  /** Runs only while something waits for the client and it is not asking. */
   #stallTimer: NodeJS.Timeout | undefined;
+  readonly #endGraceMs: number;
 
   constructor(options: SubscriberOptions) {
     this.#options = options;
     this.floor = options.floor;
+    this.#endGraceMs = options.endGraceMs ?? DEFAULT_END_GRACE_MS;
     this.#window = new SettleWindow(options.floor, options.settleMs, options.resumedFrom?.newest);
     this.#position = options.resumedFrom?.position;
     for (const entry of options.resumedFrom?.delivered ?? []) this.#remember(entry.digest, entry.timestamp);
   }
 
-  /** Aborted once the stream wants no more records: a catch-up read in flight stops at once. */
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
-
-  /** Whether a record was delivered within the settle time, or waits for the client. */
   knows(digest: string): boolean {
     return this.#window.has(digest) || this.#pending.has(digest);
   }
@@ -85,12 +72,9 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#held ??= [];
   }
 
-  /**
-   * Queues a part of the catch-up; its last part lets the batches held meanwhile through. Resolves
-   * once the client took the catch-up queued so far.
-   */
+  /** Queues a part of the catch-up, the last letting the held batches through; resolves once the client took it all. */
   release(part: readonly LiveRecord[], last = true): Promise<void> {
-    if (!this.#detached) {
+    if (!this.signal.aborted) {
       for (const record of part) if (this.#accepts(record)) this.#pending.addCatchUp(record);
       if (last) {
         for (const batch of this.#held ?? []) this.#add(batch);
@@ -107,7 +91,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
 
   /** Checked before the batch is queued: a burst larger than `maxBuffered` reaches a client that reads it in time. */
   offer(records: readonly LiveRecord[]): void {
-    if (this.#detached) return;
+    if (this.signal.aborted) return;
     if (this.#held) {
       this.#held.push([...records]);
       return;
@@ -137,40 +121,34 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
     this.#flush();
   }
 
-  /** Drops what waits; its connection is ended if still undrained after the end grace. */
   #cutOff(): void {
-    this.#pending.clear();
+    this.#pending = new PendingRecords();
     this.#lastPull = performance.now();
-    setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs()).unref();
+    setTimeout(() => this.#endConnectionIfUndrained(), this.#endGraceMs).unref();
     const message = 'The subscription was ended because the client did not keep up with the records it was sent.';
     this.end(new GatewayError('RATE_LIMITED', message, { queued: this.#options.maxBuffered }));
   }
 
   #detach(): void {
-    if (this.#detached) return;
-    this.#detached = true;
+    if (this.signal.aborted) return;
     this.#held = undefined;
     this.#abort.abort();
     this.#caughtUp?.();
-    this.#options.onClose(this, this.#ending ?? 'client');
+    const ending = this.#ending;
+    this.#options.onClose(this, ending === undefined ? 'client' : ending === 'complete' ? 'shutdown' : ending.code);
   }
 
   #checkCaughtUp(): void {
-    if (this.#detached || !this.#pending.catchingUp) this.#caughtUp?.();
+    if (this.signal.aborted || !this.#pending.catchingUp) this.#caughtUp?.();
   }
 
   /** How long the client may pause: only while something waits for it that it has not asked for. */
   #pauseAllowed(): number | undefined {
     if (this.#closed || this.#waiting) return undefined;
-    if (this.#ending !== undefined) return this.#endGraceMs();
+    if (this.#ending !== undefined) return this.#endGraceMs;
     return this.#pending.size > 0 ? (this.#options.stallMs ?? DEFAULT_STALL_MS) : undefined;
   }
 
-  #endGraceMs(): number {
-    return this.#options.endGraceMs ?? DEFAULT_END_GRACE_MS;
-  }
-
-  /** Times the client's pause while something waits for it, unless already timing. */
   #armStallTimer(): void {
     if (this.#stallTimer !== undefined) return;
     const limit = this.#pauseAllowed();
@@ -260,7 +238,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
   #close(): void {
     this.#closed = true;
     this.#stopStallTimer();
-    this.#pending.clear();
+    this.#pending = new PendingRecords();
     this.#detach();
   }
 
@@ -272,9 +250,7 @@ export class LiveSubscriber implements AsyncIterableIterator<LiveItem> {
       this.#armStallTimer();
       return Promise.resolve(ready);
     }
-    return new Promise((resolve) => {
-      this.#waiting = resolve;
-    });
+    return new Promise((resolve) => (this.#waiting = resolve));
   }
 
   /** The client left (or GraphQL stopped reading): free everything now. */

@@ -1,7 +1,4 @@
-/**
- * Reads one time window, its records oldest first and each once by uuid (one shifted across a page
- * boundary is read twice). A read out of ReadBudget returns the oldest part: its caller reads on from there.
- */
+/** One time window's records, oldest first, each once by uuid; out of ReadBudget, the oldest part, for the caller to read on. */
 import type { Logger } from 'pino';
 import { ByteReservations, type ByteHolding } from '../../lib/byte-reservations.js';
 import { GatewayError, UpstreamError } from '../../lib/errors.js';
@@ -18,6 +15,8 @@ export const MAX_PAGES_PER_READ = 40;
 export const DEFAULT_LIVE_READ_BYTES = 16 * 1024 * 1024;
 /** Upstream pages all live reads have in flight at once: a full page is large to receive and parse. */
 export const LIVE_PAGES_IN_FLIGHT = 4;
+/** The LiveRecord around a record, its digest and uuid, and its entry in a read's map. */
+const LIVE_RECORD_BYTES = 256;
 
 /** The estimated heap all live reads keep, and their page turns: against endless pages of large records. */
 export class ReadBudget extends ByteReservations {
@@ -47,14 +46,10 @@ export interface WindowPart {
   release(): void;
 }
 
-interface Kept {
-  readonly record: AuditRecord;
-  readonly bytes: number;
-}
+type Kept = { readonly record: AuditRecord; readonly bytes: number };
 
 const NEVER = new AbortController().signal;
 
-/** The oldest records of the window that fit in the budget. */
 class OldestKept {
   readonly #holding: ByteHolding;
   readonly #estimate = new HeapEstimate();
@@ -70,17 +65,13 @@ class OldestKept {
     return this.#leftOut === undefined;
   }
 
-  get size(): number {
-    return this.#byUuid.size;
-  }
-
   /** Keeps what fits of one page's new records; if not all do, the oldest of these and the kept ones. */
   add(records: readonly AuditRecord[]): void {
     const candidates = new Map<string, Kept>();
     for (const record of records) {
       if (this.#byUuid.has(record.uuid) || candidates.has(record.uuid)) continue;
       if (this.#leftOut && oldestFirst(record, this.#leftOut) >= 0) continue;
-      candidates.set(record.uuid, { record, bytes: this.#estimate.recordBytes(record) });
+      candidates.set(record.uuid, { record, bytes: LIVE_RECORD_BYTES + this.#estimate.valueBytes(record) });
     }
     let bytes = 0;
     for (const candidate of candidates.values()) bytes += candidate.bytes;
@@ -151,14 +142,15 @@ export async function readWindow(read: WindowRead): Promise<WindowPart> {
   if (outside.earlier + outside.later > 0) {
     log.warn({ ...outside, fromMillis, toMillis }, 'live audit rows skipped: stamped outside the window read');
   }
+  const records = kept.records();
   if (!kept.complete) {
     // Other reads hold the whole budget: this one kept nothing, and is retried as a failed read.
-    if (kept.size === 0) {
+    if (records.length === 0) {
       throw new GatewayError('RATE_LIMITED', 'The gateway is reading as many live audit records as it may hold; try again later.', {
         limitBytes: read.budget.max,
       });
     }
-    log.info({ records: kept.size, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
+    log.info({ records: records.length, limitBytes: read.budget.max }, 'live audit read kept part of its window: memory bound');
   }
-  return { records: kept.records(), complete: kept.complete, release: () => kept.release() };
+  return { records, complete: kept.complete, release: () => kept.release() };
 }

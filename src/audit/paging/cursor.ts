@@ -5,7 +5,7 @@
  */
 import { CHECKSUM_BYTES, openToken, sealToken } from '../../lib/checked-token.js';
 import { BadUserInputError } from '../../lib/errors.js';
-import { UPSTREAM_ACTIONS, type AuditReportQuery, type UpstreamAction } from '../../upstream/types.js';
+import { UPSTREAM_ACTIONS, type UpstreamAction } from '../../upstream/types.js';
 import { MAX_DATE_MS } from '../../upstream/identity/schemas.js';
 import { MAX_OBJECT_TYPE_LENGTH, MAX_OFFSET } from './limits.js';
 
@@ -23,10 +23,7 @@ export interface AuditScope {
   readonly action: UpstreamAction | null;
 }
 
-export interface AuditCursor {
-  readonly offset: number;
-  readonly scope: AuditScope;
-}
+export type AuditCursor = { readonly offset: number; readonly scope: AuditScope };
 
 export const sameScope = (a: AuditScope, b: AuditScope) =>
   a.fromMillis === b.fromMillis &&
@@ -34,11 +31,6 @@ export const sameScope = (a: AuditScope, b: AuditScope) =>
   a.pinnedAt === b.pinnedAt &&
   a.objectType === b.objectType &&
   a.action === b.action;
-
-export function reportQuery(scope: AuditScope, startIndex: number, pageSize: number): AuditReportQuery {
-  const { fromMillis, toMillis, objectType, action } = scope;
-  return { fromMillis, toMillis, objectType: objectType ?? undefined, action: action ?? undefined, startIndex, pageSize };
-}
 
 function pushVarint(bytes: number[], value: bigint): void {
   let rest = value;

@@ -1,7 +1,4 @@
-/**
- * The upstream objectTypes that have a record type, and the check for one spelt in another case: the
- * upstream matches case-sensitively, so `login` would match nothing. Other values pass through.
- */
+/** The upstream matches objectType case-sensitively: a known type in another case (`login`) would match nothing. */
 import { BadUserInputError } from '../../lib/errors.js';
 
 /** Upstream objectType (case-sensitive) -> GraphQL type; every other type is OtherAuditEvent. */
@@ -21,7 +18,6 @@ const KNOWN_BY_FOLDED_CASE: ReadonlyMap<string, string> = new Map(
   [...TYPE_NAME_BY_OBJECT_TYPE.keys()].map((known) => [known.toLowerCase(), known]),
 );
 
-/** Refuses a known objectType in the wrong case with BAD_USER_INPUT naming the right spelling. */
 export function checkObjectTypeCase(objectType: string | null | undefined, argument: string): void {
   if (objectType === null || objectType === undefined || TYPE_NAME_BY_OBJECT_TYPE.has(objectType)) return;
   const meant = KNOWN_BY_FOLDED_CASE.get(objectType.toLowerCase());

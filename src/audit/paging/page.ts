@@ -73,7 +73,6 @@ export function planPage(args: AuditConnectionArgs, now: number): PagePlan {
   return { scope, ...tail(lo, size) };
 }
 
-/** Probes for the window's end if the plan must, then reads the page's rows. */
 export async function readPage(plan: PagePlan, reader: WindowReader): Promise<PageSpan & { rows: readonly AuditRowResult[] }> {
   const read = plan.needsProbe ? plan.afterProbe(await locateWindowEnd(reader.probe, plan.knownRow, plan.slack)) : plan;
   const rows = await reader.rows(read.offset, read.limit);
@@ -146,10 +145,7 @@ function slice(start: number, end: number): ReadPlan {
   };
 }
 
-/**
- * `first: 0` / `last: 0`: a `before` cursor names a record that follows, so nothing is read;
- * otherwise one one-row read says whether a record sits where the empty page is.
- */
+/** `first: 0` / `last: 0`: nothing to read before a `before` cursor (its record follows); else one row says if one is there. */
 function emptyPage(lo: number, hi: number | undefined, backward: boolean): ReadPlan {
   const read = { needsProbe: false, size: 0, minRows: 0 } as const;
   if (hi !== undefined) {

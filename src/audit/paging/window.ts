@@ -4,7 +4,7 @@
  */
 import { UpstreamError } from '../../lib/errors.js';
 import type { AuditReportQuery, AuditRowResult } from '../../upstream/types.js';
-import { reportQuery, type AuditScope } from './cursor.js';
+import type { AuditScope } from './cursor.js';
 import { MAX_OFFSET, UPSTREAM_MAX_PAGE_SIZE } from './limits.js';
 
 const PROBES_PER_ROUND = 4;
@@ -29,6 +29,11 @@ export interface WindowReader {
 
 export const inconsistentWindow = (detail: Record<string, unknown>) =>
   new UpstreamError('UPSTREAM_INVALID_RESPONSE', 'identity', 'The audit report answered inconsistently while paging.', detail);
+
+function reportQuery(scope: AuditScope, startIndex: number, pageSize: number): AuditReportQuery {
+  const { fromMillis, toMillis, objectType, action } = scope;
+  return { fromMillis, toMillis, objectType: objectType ?? undefined, action: action ?? undefined, startIndex, pageSize };
+}
 
 /** `load` is one audit report call; the request's loader dedupes them and batches one tick's calls. */
 export function windowReader(
