@@ -12,16 +12,13 @@ const require = createRequire(import.meta.url);
 const PROCESS_TESTS = ['test/startup.test.ts'];
 
 /**
- * Files that fake timers run isolated: in the shared workers, a fake `setTimeout` left behind (by a
- * spy restored after the fake was removed, say) stops every later file's timers in that worker.
- * A file that fakes `Date` alone stays shared: no timer of another file depends on it.
+ * Files that fake timers for whole tests, or spy on a faked timer, run isolated: in the shared
+ * workers, a fake `setTimeout` left behind (by a spy restored after the fake was removed, say) stops
+ * every later file's timers in that worker. A file that fakes `Date` alone, or fakes timers only
+ * inside a `try` whose `finally` restores them, stays shared: importing the gateway again in a worker
+ * of its own costs more than its tests.
  */
-const FAKE_TIMER_TESTS = [
-  'test/live/stall-watch.test.ts',
-  'test/live/subscriber-units.test.ts',
-  'test/live/poller-units.test.ts',
-  'test/server/connection-limits.test.ts',
-];
+const FAKE_TIMER_TESTS = ['test/live/stall-watch.test.ts', 'test/live/subscriber-units.test.ts', 'test/live/poller-units.test.ts'];
 
 export default defineConfig({
   resolve: {

@@ -65,7 +65,7 @@ describe('paging over a window', () => {
         }
         expect(seen).toEqual(range(0, size));
       }),
-      { numRuns: 100 },
+      { numRuns: 40 },
     );
   });
 
@@ -74,7 +74,8 @@ describe('paging over a window', () => {
       fc.asyncProperty(
         fc.integer({ min: 1, max: 150 }),
         fc.integer({ min: 1, max: 30 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
+        // Half the walks start from the end, where no `before` cursor is given.
+        fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
         async (size, n, at) => {
           const audit = fakeAudit(size);
           const all = await page(audit, { first: size });
@@ -93,7 +94,7 @@ describe('paging over a window', () => {
           expect(seen).toEqual(range(0, cut));
         },
       ),
-      { numRuns: 100 },
+      { numRuns: 40 },
     );
   });
 

@@ -54,6 +54,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim.close();
 });
+// Also after a test that timed out inside a fake: the files after this one share its worker.
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** The gateway on a server of createGatewayServer, HTTP, SSE and WebSocket, as src/main.ts wires it. */
 async function serve(limits: Partial<ConnectionLimits>): Promise<Served> {
