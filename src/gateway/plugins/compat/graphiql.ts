@@ -28,10 +28,10 @@ async function asset(name: string, type: string, content: string | Uint8Array) {
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-async function buildBundle(options: GraphiQLPageOptions) {
+async function compressAssets() {
   const graphiql = await import('@graphql-yoga/render-graphiql/graphiql');
   const favicon = Buffer.from(graphiql.favicon.replace(/^data:[^,]*,/, ''), 'base64');
-  const assets = await Promise.all([
+  return Promise.all([
     asset('graphiql.*.js', JS, graphiql.js),
     asset('graphiql.*.css', 'text/css; charset=utf-8', graphiql.css),
     asset('favicon.*.ico', 'image/x-icon', favicon),
@@ -39,6 +39,13 @@ async function buildBundle(options: GraphiQLPageOptions) {
     asset('json.worker.*.js', JS, graphiql.jsonWorker),
     asset('graphql.worker.*.js', JS, graphiql.graphqlWorker),
   ]);
+}
+
+// The same for every gateway in the process: compressed once, on the first page served.
+let sharedAssets: ReturnType<typeof compressAssets> | undefined;
+
+async function buildBundle(options: GraphiQLPageOptions) {
+  const assets = await (sharedAssets ??= compressAssets());
   const [js, css, icon, editorWorkerService, json, graphql] = assets.map((a) => a.url);
   const workers = { editorWorkerService, json, graphql };
   const headers = options.withApiKey ? JSON.stringify({ 'x-api-key': '<your key>' }, null, 2) : null;
