@@ -43,18 +43,8 @@ export interface GatewayOptions {
 export type ServerContext = RequestState & Record<string, unknown>;
 export type GatewayYoga = YogaServerInstance<ServerContext, GatewayContext>;
 
-export function createGateway({
-  config,
-  upstreams,
-  log,
-  metrics,
-  tracing,
-  isReady = () => true,
-  examples = exampleOperations(),
-  liveAudit,
-  memoryBudget,
-  sharedStore,
-}: GatewayOptions): GatewayYoga {
+export function createGateway(options: GatewayOptions): GatewayYoga {
+  const { config, upstreams, log, sharedStore } = options;
   const loggedErrors = new WeakSet<object>();
   const maskError = errorMaskingFor(config.maxRequestBytes);
   const parseCache = createParseCache();
@@ -91,26 +81,26 @@ export function createGateway({
       ...observabilityPlugins({
         log,
         loggedErrors,
-        metrics,
+        metrics: options.metrics,
         metricsToken: config.metricsToken,
         clientErrorCode: (error) => clientErrorCode(maskError, error),
       }),
       ...pagePlugins({
-        isReady,
-        examples,
+        isReady: options.isReady ?? (() => true),
+        examples: options.examples ?? exampleOperations(),
         introspection: config.introspection !== 'off',
         withApiKey: config.apiKeys.length > 0,
       }),
       ...limitsPlugins({
-        memoryBudget: memoryBudget ?? createMemoryBudget(config.connections.maxRequestBytesInFlight),
+        memoryBudget: options.memoryBudget ?? createMemoryBudget(config.connections.maxRequestBytesInFlight),
         largeOperationConcurrency: config.largeOperationConcurrency,
         parseCache,
       }),
       ...authPlugins(config, log, sharedStore),
-      ...executionPlugins(liveAudit ?? createLiveAudit(config, upstreams, log, {}, sharedStore)),
+      ...executionPlugins(options.liveAudit ?? createLiveAudit(config, upstreams, log, {}, sharedStore)),
       // After caller auth: a refused caller gets its 401 whatever its body.
       ...bodyPlugins(config.maxRequestBytes),
-      ...executionObservers({ maskError, loggedErrors, tracing }),
+      ...executionObservers({ maskError, loggedErrors, tracing: options.tracing }),
     ],
   });
 }
