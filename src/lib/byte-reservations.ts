@@ -1,5 +1,4 @@
 /** Bytes held at once by many holders, up to a bound: one that would pass it is refused, never made to wait. */
-import type { IncomingMessage } from 'node:http';
 
 export class ByteReservations {
   #reserved = 0;
@@ -74,10 +73,3 @@ export const SMALL_BODY_BYTES = 16 * 1024;
 
 /** The memory budget each request, WebSocket message and operation holds a share of. */
 export const createMemoryBudget = (maxBytes: number) => new ByteReservations(maxBytes, SMALL_BODY_BYTES);
-
-const requestHoldings = new WeakMap<IncomingMessage, ByteHolding>();
-
-/** The share of the memory budget an HTTP request holds until its answer has left (undefined: not served here). */
-export const requestHolding = (request: IncomingMessage): ByteHolding | undefined => requestHoldings.get(request);
-
-export const holdForRequest = (request: IncomingMessage, holding: ByteHolding): void => void requestHoldings.set(request, holding);

@@ -3,7 +3,7 @@ import { createServer, ServerResponse, type IncomingMessage, type RequestListene
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { Counter, Gauge, type LabelValues, type Registry } from 'prom-client';
-import { createMemoryBudget, holdForRequest, type ByteHolding, type ByteReservations } from '../lib/byte-reservations.js';
+import { createMemoryBudget, type ByteHolding, type ByteReservations } from '../lib/byte-reservations.js';
 import type { Config } from '../lib/config.js';
 import { answerAndClose, answerClientError, answerJson, errorBody, rawAnswer, requestUrlProblem } from './client-error.js';
 import type { Logger } from '../lib/logger.js';
@@ -41,20 +41,21 @@ function countedWarning(counter: Counter, write: (count: number) => void): (labe
 
 /** An answer whose bytes queued for a client that does not read count in its request's share of the memory budget. */
 class CountedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  #holding: ByteHolding | undefined;
+  /** Read by the gateway's plugins: a parsed request counts in its body's share. */
+  holding: ByteHolding | undefined;
 
   holdIn(holding: ByteHolding): void {
-    this.#holding = holding;
+    this.holding = holding;
     // The last bytes drain before 'finish'; 'close' gives the whole holding back.
     this.on('drain', this.recountQueuedBytes).on('finish', this.recountQueuedBytes).on('close', this.releaseHolding);
   }
 
   recountQueuedBytes(): void {
-    this.#holding?.queued(this.writableLength);
+    this.holding?.queued(this.writableLength);
   }
 
   releaseHolding(): void {
-    this.#holding?.release();
+    this.holding?.release();
   }
 }
 
@@ -174,7 +175,6 @@ export function createGatewayServer(
       answerJson(response, 503, BODIES_BUSY, RETRY_AFTER);
       return;
     }
-    holdForRequest(request, holding);
     (response as CountedResponse).holdIn(holding);
     handler(request, response);
   });

@@ -1,8 +1,8 @@
 /** What a parsed request holds counts in the memory budget until it ends (over HTTP, in its body's share): past it, a 503. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { DocumentNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type GraphQLParams, type Plugin } from 'graphql-yoga';
-import { requestHolding, type ByteHolding, type ByteReservations } from '../../../lib/byte-reservations.js';
+import type { ByteHolding, ByteReservations } from '../../../lib/byte-reservations.js';
 import { LIVE_SOCKET } from '../../../audit/live/index.js';
 import { HeapEstimate } from '../../../audit/live/heap-estimate.js';
 import { analysisOf } from './document-analysis.js';
@@ -32,7 +32,8 @@ function forgetBody(request: object): void {
   for (const field of BODY_CACHES) if (cached[field] != null) cached[field] = null;
 }
 
-type HttpContext = { readonly req?: IncomingMessage; readonly res?: ServerResponse };
+/** Over HTTP, the server's response carries the request's share of the memory budget (server/http-server.ts). */
+type HttpContext = { readonly res?: ServerResponse & { readonly holding?: ByteHolding } };
 
 /** Calls `ended` once the request is over: its answer has left (HTTP), or its operation ended (WebSocket). */
 function whenOver(request: Request, { res }: HttpContext, ended: () => void): void {
@@ -70,7 +71,7 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
 
   /** A holding given back once the request is over (the server's, for an HTTP request it admitted). */
   const holdingFor = (request: Request, context: HttpContext): ByteHolding => {
-    const held = context.req && requestHolding(context.req);
+    const held = context.res?.holding;
     if (held) return held;
     const own = budget.holding();
     whenOver(request, context, () => own.release());
@@ -80,10 +81,10 @@ export function useHeldRequests(budget: ByteReservations): Plugin {
   return {
     onParams({ request, params, context }) {
       forgetBody(request);
-      const { req, res } = context as HttpContext;
+      const { res } = context as HttpContext;
       // Only a request with a connection is counted: yoga.fetch in-process has no end to give it back at.
-      if (!req || !res) return;
-      const holding = holdingFor(request, { req, res });
+      if (!res) return;
+      const holding = holdingFor(request, { res });
       if (!holding.resize(paramsHeapBytes(params))) throw memoryBudgetRefusal();
       holdings.set(request, holding);
     },
