@@ -15,8 +15,8 @@
  *
  * Usage: node build.mjs [--root=<dir with src/>] [--outdir=<dir>]
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const option = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -53,6 +53,14 @@ const { metafile } = await build({
 });
 
 const simulator = await build({ ...bundleOptions, entryPoints: { simulator: join(root, simulatorEntry) } });
+
+// The GraphiQL examples read their .graphql documents from beside the module: beside its output file here.
+const EXAMPLES = 'src/gateway/examples';
+const examplesOutput = Object.entries(metafile.outputs).find(([, out]) => Object.keys(out.inputs).some((input) => input.endsWith(`${EXAMPLES}/index.ts`)));
+if (!examplesOutput) throw new Error(`no output holds ${EXAMPLES}/index.ts`);
+for (const file of readdirSync(join(root, EXAMPLES)).filter((name) => name.endsWith('.graphql'))) {
+  copyFileSync(join(root, EXAMPLES, file), join(dirname(resolve(examplesOutput[0])), file));
+}
 
 /** The directory of the package a bundled file belongs to (the innermost node_modules entry). */
 function packageDir(file) {
