@@ -54,11 +54,7 @@ export class SendQueue {
   }
 }
 
-export interface SocketExtra {
-  readonly socket: WebSocket;
-  readonly request: IncomingMessage;
-  readonly queue: SendQueue;
-}
+export type SocketExtra = { readonly socket: WebSocket; readonly request: IncomingMessage; readonly queue: SendQueue };
 
 export interface BindingOptions {
   readonly log: Logger;

@@ -15,10 +15,7 @@ const transferEndpointSchema = z.object({
 export type TransferEndpoint = z.infer<typeof transferEndpointSchema>;
 
 // The nested message is declared as a type: an inferred one cannot refer to itself.
-export interface NestedMessage {
-  id: string;
-  params: { key: string; value: MessageParamValue }[];
-}
+export type NestedMessage = { id: string; params: { key: string; value: MessageParamValue }[] };
 export type MessageParam = NestedMessage['params'][number];
 
 const messageParamValueSchema = z.object({

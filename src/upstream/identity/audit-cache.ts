@@ -31,10 +31,7 @@ export interface AuditPageCacheOptions {
 /** Where a page came from and whose rights fetched it: sharing stays safe should rights ever differ per caller. */
 export type AuditPageOwner = Pick<IdentityConfig, 'baseUrl' | 'clientId'>;
 
-export interface MeasuredAuditPage {
-  readonly page: AuditReportPage;
-  readonly heapBytes: number;
-}
+export type MeasuredAuditPage = { readonly page: AuditReportPage; readonly heapBytes: number };
 
 interface PageFetch {
   readonly fetch: (call: CallOptions) => Promise<MeasuredAuditPage>;
