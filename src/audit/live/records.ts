@@ -10,8 +10,8 @@ export const filterKey = (filter: LiveFilter): string => JSON.stringify([filter.
 /** The filter a key names, or undefined for any other spelling: it would be polled apart. */
 export function filterOfKey(key: string): LiveFilter | undefined {
   try {
-    const parts = JSON.parse(key) as unknown[];
-    if (!parts.every((part) => part === null || typeof part === 'string')) return undefined;
+    const parts: unknown = JSON.parse(key);
+    if (!Array.isArray(parts) || !parts.every((part) => part === null || typeof part === 'string')) return undefined;
     const [objectType, action] = parts as (string | null)[];
     const filter = { objectType: objectType ?? undefined, action: action ?? undefined };
     return filterKey(filter) === key ? filter : undefined;
